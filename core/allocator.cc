@@ -1,0 +1,65 @@
+#include "core/allocator.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace af {
+
+Allocator::~Allocator() = default;
+
+AllocatorStats CountingAllocatorBase::GetStats() const {
+  AllocatorStats s;
+  s.num_allocs = num_allocs_.load(std::memory_order_relaxed);
+  s.bytes_in_use = in_use_.load(std::memory_order_relaxed);
+  s.peak_bytes_in_use = peak_.load(std::memory_order_relaxed);
+  s.largest_alloc_size = largest_.load(std::memory_order_relaxed);
+  return s;
+}
+
+void CountingAllocatorBase::ResetPeak() {
+  peak_.store(in_use_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+}
+
+namespace {
+void RaiseTo(std::atomic<int64_t>& target, int64_t value) {
+  int64_t cur = target.load(std::memory_order_relaxed);
+  while (value > cur &&
+         !target.compare_exchange_weak(cur, value, std::memory_order_relaxed)) {
+  }
+}
+}  // namespace
+
+void CountingAllocatorBase::RecordAlloc(size_t bytes) {
+  num_allocs_.fetch_add(1, std::memory_order_relaxed);
+  const int64_t now =
+      in_use_.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed) +
+      static_cast<int64_t>(bytes);
+  RaiseTo(peak_, now);
+  RaiseTo(largest_, static_cast<int64_t>(bytes));
+}
+
+void CountingAllocatorBase::RecordFree(size_t bytes) {
+  in_use_.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed);
+}
+
+void* CpuAllocator::AllocateRaw(size_t alignment, size_t bytes) {
+  alignment = std::max(alignment, kDefaultAlignment);
+  // aligned_alloc needs a size that is a multiple of the alignment.
+  const size_t rounded = (std::max<size_t>(bytes, 1) + alignment - 1) / alignment * alignment;
+  void* p = std::aligned_alloc(alignment, rounded);
+  if (p != nullptr) RecordAlloc(bytes);
+  return p;
+}
+
+void CpuAllocator::DeallocateRaw(void* ptr, size_t bytes) {
+  if (ptr == nullptr) return;
+  RecordFree(bytes);
+  std::free(ptr);
+}
+
+Allocator* GetCpuAllocator() {
+  static CpuAllocator* const allocator = new CpuAllocator();
+  return allocator;
+}
+
+}  // namespace af

@@ -1,0 +1,61 @@
+// Allocator: where tensor buffers come from. Each device owns one; the CPU
+// allocator hands out 64-byte aligned memory and keeps usage statistics.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace af {
+
+struct AllocatorStats {
+  int64_t num_allocs = 0;
+  int64_t bytes_in_use = 0;
+  int64_t peak_bytes_in_use = 0;
+  int64_t largest_alloc_size = 0;
+};
+
+class Allocator {
+ public:
+  static constexpr size_t kDefaultAlignment = 64;
+
+  virtual ~Allocator();
+  virtual std::string Name() const = 0;
+  // Returns nullptr when the memory cannot be had.
+  virtual void* AllocateRaw(size_t alignment, size_t bytes) = 0;
+  // `bytes` must be the size passed to AllocateRaw.
+  virtual void DeallocateRaw(void* ptr, size_t bytes) = 0;
+  virtual AllocatorStats GetStats() const = 0;
+  // Whether the CPU can touch the memory directly (false for GPU memory).
+  virtual bool IsHostAccessible() const { return true; }
+};
+
+// Counts bytes in use and the peak; safe to use from many threads.
+class CountingAllocatorBase : public Allocator {
+ public:
+  AllocatorStats GetStats() const override;
+  void ResetPeak();
+
+ protected:
+  void RecordAlloc(size_t bytes);
+  void RecordFree(size_t bytes);
+
+ private:
+  std::atomic<int64_t> num_allocs_{0};
+  std::atomic<int64_t> in_use_{0};
+  std::atomic<int64_t> peak_{0};
+  std::atomic<int64_t> largest_{0};
+};
+
+class CpuAllocator final : public CountingAllocatorBase {
+ public:
+  std::string Name() const override { return "cpu"; }
+  void* AllocateRaw(size_t alignment, size_t bytes) override;
+  void DeallocateRaw(void* ptr, size_t bytes) override;
+};
+
+// The process-wide CPU allocator (never destroyed).
+Allocator* GetCpuAllocator();
+
+}  // namespace af

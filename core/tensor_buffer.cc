@@ -1,0 +1,36 @@
+#include "core/tensor_buffer.h"
+
+#include <new>
+#include <string>
+
+namespace af {
+
+AllocatedBuffer* AllocatedBuffer::Create(Allocator* allocator, DataType dtype,
+                                         int64_t num_elements) {
+  const DataType base = BaseType(dtype);
+  const size_t elem = base == DT_STRING ? sizeof(std::string)
+                                        : static_cast<size_t>(DataTypeSize(base));
+  const size_t bytes = elem * static_cast<size_t>(num_elements);
+  void* p = allocator->AllocateRaw(Allocator::kDefaultAlignment, bytes);
+  if (p == nullptr) return nullptr;
+  if (base == DT_STRING) {
+    auto* s = static_cast<std::string*>(p);
+    for (int64_t i = 0; i < num_elements; ++i) new (s + i) std::string();
+  }
+  return new AllocatedBuffer(allocator, p, bytes, base, num_elements);
+}
+
+AllocatedBuffer::~AllocatedBuffer() {
+  if (dtype_ == DT_STRING) {
+    auto* s = static_cast<std::string*>(data());
+    for (int64_t i = 0; i < num_elements_; ++i) s[i].~basic_string();
+  }
+  allocator_->DeallocateRaw(data(), size());
+}
+
+SubBuffer::SubBuffer(const TensorBuffer* parent, size_t offset, size_t bytes)
+    : TensorBuffer(static_cast<char*>(parent->data()) + offset, bytes), parent_(parent) {
+  parent_->Ref();
+}
+
+}  // namespace af

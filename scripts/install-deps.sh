@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Actorflow builds and runs with. Idempotent and
+# quiet: packages already present are skipped; apt runs only when needed.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config
+  libcaf-dev            # actors and networking (CAF 0.17.6)
+  libeigen3-dev         # CPU kernels
+  libdnnl-dev           # oneDNN: GEMM and convolutions
+  libprotobuf-dev protobuf-compiler  # GraphDef and friends
+  libboost-test-dev     # the test suites
+  zlib1g-dev            # gzip'd datasets and checkpoints
+  python3 python3-numpy # cross-checking .npy files in tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
