@@ -1,0 +1,50 @@
+// LocalRendezvous: the step-scoped rendezvous table of a worker.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "core/rendezvous.h"
+
+namespace af {
+
+// A table of keys for one step. When `remote_send` is set, Sends whose
+// destination device is not one of `local_devices` go through it (the
+// worker actor ships them to the destination process).
+class LocalRendezvous : public Rendezvous {
+ public:
+  using RemoteSendFn = std::function<Status(const std::string& key,
+                                            std::string_view dst_device,
+                                            const Tensor& value, bool is_dead)>;
+  LocalRendezvous() = default;
+  LocalRendezvous(std::function<bool(std::string_view device)> is_local,
+                  RemoteSendFn remote_send);
+
+  Status Send(const std::string& key, const Tensor& value, bool is_dead) override;
+  void RecvAsync(const std::string& key, DoneCallback done) override;
+  void StartAbort(const Status& status) override;
+  // Deliver a value that came from another process (bypasses remote_send).
+  Status DeliverLocal(const std::string& key, const Tensor& value, bool is_dead);
+  // Items sent but never received, and receivers still waiting (for tests
+  // and leak checks at step end).
+  size_t NumPending() const;
+
+ private:
+  struct Item {
+    bool has_value = false;
+    Tensor value;
+    bool is_dead = false;
+    std::deque<DoneCallback> waiters;
+  };
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, Item> table_;
+  Status abort_status_;
+  std::function<bool(std::string_view)> is_local_;
+  RemoteSendFn remote_send_;
+};
+
+}  // namespace af
