@@ -10,19 +10,16 @@
 
 #include "core/device_base.h"
 #include "core/status.h"
+#include "graph/subgraph.h"
 #include "proto/graph.pb.h"
 
 namespace af {
 
 class CostModel;
 
-struct StepSignature {
-  std::vector<std::string> feeds;    // "name:port", as the client gave them
-  std::vector<std::string> fetches;  // "name:port"
-  std::vector<std::string> targets;  // node names
-  // Cache key: sorted feeds, fetches and targets.
-  std::string Key() const;
-};
+// Cache key of a step signature (StepSignature is in graph/subgraph.h):
+// sorted feeds, fetches and targets.
+std::string StepSignatureKey(const StepSignature& signature);
 
 struct DeviceAttributes {
   std::string name;  // full name, "/job:localhost/replica:0/task:0/device:CPU:0"
@@ -37,6 +34,7 @@ struct PartitionPlan {
   int num_retvals = 0;  // _Retval nodes in this partition
 };
 
+// partition -1: the tensor is not needed by this step (a feed nothing reads).
 struct TensorLocation {
   int partition = -1;  // index into StepPlan::partitions
   int index = -1;      // local _Arg / _Retval index in that partition
@@ -48,11 +46,15 @@ struct StepPlan {
   std::vector<TensorLocation> fetches;  // parallel to StepSignature::fetches
 };
 
-// Prunes, places and partitions `graph_def` for `signature`. Errors are
+// Prunes, places and partitions `graph` for `signature`. Errors are
 // INVALID_ARGUMENT naming unknown feeds/fetches/targets or infeasible device
-// constraints (listing `devices`).
+// constraints (listing `devices`). `cost_model` may be null.
+Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
+                     const std::vector<DeviceAttributes>& devices,
+                     const CostModel* cost_model, StepPlan* out);
+// Convenience: imports `graph_def` first.
 Status BuildStepPlan(const tensorflow::GraphDef& graph_def, const StepSignature& signature,
-                     const std::vector<DeviceAttributes>& devices, CostModel* cost_model,
-                     StepPlan* out);
+                     const std::vector<DeviceAttributes>& devices,
+                     const CostModel* cost_model, StepPlan* out);
 
 }  // namespace af

@@ -1,0 +1,110 @@
+#include "runtime/step_plan.h"
+
+#include <algorithm>
+#include <map>
+
+#include "core/node_def_util.h"
+#include "graph/graph_def_import.h"
+#include "graph/partition.h"
+#include "graph/placer.h"
+
+namespace af {
+
+std::string StepSignatureKey(const StepSignature& signature) {
+  auto sorted = [](std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  std::string key;
+  for (const auto& part : {sorted(signature.feeds), sorted(signature.fetches),
+                           sorted(signature.targets)}) {
+    for (const auto& name : part) {
+      key += name;
+      key += ',';
+    }
+    key += '|';
+  }
+  return key;
+}
+
+namespace {
+
+// Renumbers the partition's _Arg or _Retval nodes from step-wide indices to
+// local ones and records where each step-wide index went.
+Status Localize(tensorflow::GraphDef* graph, const std::string& op, int partition,
+                std::vector<TensorLocation>* locations, int* count) {
+  std::vector<std::pair<int64_t, tensorflow::NodeDef*>> nodes;
+  for (auto& node : *graph->mutable_node()) {
+    if (node.op() != op) continue;
+    int64_t index = 0;
+    AF_RETURN_IF_ERROR(GetNodeAttr(node, "index", &index));
+    nodes.emplace_back(index, &node);
+  }
+  std::sort(nodes.begin(), nodes.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  int local = 0;
+  for (auto& [global, node] : nodes) {
+    if (global < 0 || global >= static_cast<int64_t>(locations->size()))
+      return errors::Internal("node '", node->name(), "' has ", op, " index ", global,
+                              " outside the step's ", locations->size());
+    (*locations)[global] = TensorLocation{partition, local};
+    SetAttr(node, "index", static_cast<int64_t>(local));
+    ++local;
+  }
+  *count = local;
+  return Status::OK();
+}
+
+}  // namespace
+
+Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
+                     const std::vector<DeviceAttributes>& devices,
+                     const CostModel* cost_model, StepPlan* out) {
+  std::unique_ptr<Graph> pruned;
+  AF_RETURN_IF_ERROR(PruneForExecution(graph, signature, &pruned));
+
+  std::vector<DeviceInfo> device_infos;
+  std::map<std::string, uint64_t> incarnations;
+  for (const DeviceAttributes& d : devices) {
+    device_infos.push_back(DeviceInfo{d.name, d.type});
+    incarnations[d.name] = d.incarnation;
+  }
+  PlacerOptions placer_options;
+  placer_options.cost_model = cost_model;
+  AF_RETURN_IF_ERROR(PlaceGraph(pruned.get(), device_infos, placer_options));
+
+  PartitionOptions partition_options;
+  partition_options.device_incarnation = [&incarnations](const std::string& device) {
+    auto it = incarnations.find(device);
+    return it == incarnations.end() ? uint64_t{0} : it->second;
+  };
+  std::map<std::string, tensorflow::GraphDef> partitions;
+  AF_RETURN_IF_ERROR(PartitionGraph(*pruned, partition_options, &partitions));
+
+  StepPlan plan;
+  plan.feeds.assign(signature.feeds.size(), TensorLocation{});
+  plan.fetches.assign(signature.fetches.size(), TensorLocation{});
+  for (auto& [device, graph_def] : partitions) {
+    PartitionPlan partition;
+    partition.device = device;
+    partition.graph = std::move(graph_def);
+    const int index = static_cast<int>(plan.partitions.size());
+    AF_RETURN_IF_ERROR(
+        Localize(&partition.graph, "_Arg", index, &plan.feeds, &partition.num_args));
+    AF_RETURN_IF_ERROR(
+        Localize(&partition.graph, "_Retval", index, &plan.fetches, &partition.num_retvals));
+    plan.partitions.push_back(std::move(partition));
+  }
+  *out = std::move(plan);
+  return Status::OK();
+}
+
+Status BuildStepPlan(const tensorflow::GraphDef& graph_def, const StepSignature& signature,
+                     const std::vector<DeviceAttributes>& devices,
+                     const CostModel* cost_model, StepPlan* out) {
+  Graph graph;
+  AF_RETURN_IF_ERROR(ImportGraphDef(graph_def, &graph));
+  return BuildStepPlan(graph, signature, devices, cost_model, out);
+}
+
+}  // namespace af
