@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/node_def_util.h"
+#include "core/op_registry.h"  // ShapeFn
 #include "core/status.h"
 #include "core/tensor.h"
 #include "core/tensor_shape.h"

@@ -10,7 +10,10 @@ AllocatedBuffer* AllocatedBuffer::Create(Allocator* allocator, DataType dtype,
   const DataType base = BaseType(dtype);
   const size_t elem = base == DT_STRING ? sizeof(std::string)
                                         : static_cast<size_t>(DataTypeSize(base));
-  const size_t bytes = elem * static_cast<size_t>(num_elements);
+  size_t bytes = 0;
+  if (num_elements < 0 ||
+      __builtin_mul_overflow(elem, static_cast<size_t>(num_elements), &bytes))
+    return nullptr;  // no allocator could satisfy it: report out of memory
   void* p = allocator->AllocateRaw(Allocator::kDefaultAlignment, bytes);
   if (p == nullptr) return nullptr;
   if (base == DT_STRING) {

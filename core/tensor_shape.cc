@@ -134,19 +134,28 @@ Status TensorShape::Build(const int64_t* dims, int n, TensorShape* out) {
 }
 
 void TensorShape::Recompute() {
+  // Shapes built without Build() are trusted, but an overflowing product
+  // must not wrap to a small count: saturate so that allocation fails.
   int64_t n = 1;
-  for (int64_t d : dims_) n *= d;
-  num_elements_ = n;
+  bool overflow = false;
+  for (int64_t d : dims_) {
+    if (d == 0) {
+      num_elements_ = 0;
+      return;
+    }
+    overflow = overflow || __builtin_mul_overflow(n, d, &n);
+  }
+  num_elements_ = overflow ? std::numeric_limits<int64_t>::max() : n;
 }
 
 void TensorShape::AddDim(int64_t size) {
   dims_.push_back(size);
-  num_elements_ *= size;
+  Recompute();
 }
 
 void TensorShape::InsertDim(int d, int64_t size) {
   dims_.insert(d, size);
-  num_elements_ *= size;
+  Recompute();
 }
 
 void TensorShape::RemoveDim(int d) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <thread>
 
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
@@ -17,7 +18,14 @@ ThreadPool::ThreadPool(std::string name, int num_threads)
   (void)name;  // Eigen's pool does not name its threads
 }
 
-ThreadPool::~ThreadPool() = default;
+ThreadPool::~ThreadPool() {
+  // The last owner of a device can go away on one of the device's own
+  // threads (a step's completion holding the final reference). Joining
+  // from inside the pool would deadlock, so hand the join to a helper.
+  if (impl_->pool.CurrentThreadId() >= 0) {
+    std::thread([impl = impl_.release()] { delete impl; }).detach();
+  }
+}
 
 void ThreadPool::Schedule(std::function<void()> fn) { impl_->pool.Schedule(std::move(fn)); }
 

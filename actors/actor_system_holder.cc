@@ -1,0 +1,52 @@
+#include "actors/actor_system_holder.h"
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/io/middleman.hpp>
+
+#include "actors/interfaces.h"
+
+namespace af::actors {
+namespace {
+
+class RuntimeConfig : public caf::actor_system_config {
+ public:
+  RuntimeConfig() {
+    load<caf::io::middleman>();
+    RegisterMessageTypes(*this);
+    // One scheduler thread per core (CAF's default is at least 4, which
+    // oversubscribes small machines and slows every hand-off).
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    set("scheduler.max-threads", std::max(2, cores));
+    // An idle scheduler thread polls briefly, then sleeps on a condition
+    // variable that new work from outside the system wakes. CAF's middle
+    // phase (many 50 us sleeps nothing can interrupt) would put its wake-up
+    // latency on every Run from a client thread.
+    set("work-stealing.aggressive-poll-attempts", 300);
+    set("work-stealing.moderate-poll-attempts", 0);
+  }
+};
+
+std::mutex g_mu;
+std::weak_ptr<caf::actor_system> g_system;
+
+}  // namespace
+
+std::shared_ptr<caf::actor_system> AcquireActorSystem() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (auto existing = g_system.lock()) return existing;
+  struct Owned {
+    RuntimeConfig config;
+    caf::actor_system system{config};
+  };
+  auto owned = std::make_shared<Owned>();
+  std::shared_ptr<caf::actor_system> system(owned, &owned->system);
+  g_system = system;
+  return system;
+}
+
+}  // namespace af::actors

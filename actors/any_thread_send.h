@@ -1,0 +1,47 @@
+// Sending from code that does not know whether it runs inside an actor:
+// executor callbacks run inline on the actor thread that started a step or
+// made a Recv ready, or later on a device pool thread. Inside a handler the
+// message goes to the current scheduler thread's own queue (no wake-up of
+// another thread); elsewhere it takes CAF's external path.
+#pragma once
+
+#include <utility>
+
+#include <caf/abstract_actor.hpp>
+#include <caf/actor_cast.hpp>
+#include <caf/execution_unit.hpp>
+#include <caf/message_id.hpp>
+
+namespace af::actors {
+
+inline caf::execution_unit*& CurrentExecutionUnit() {
+  thread_local caf::execution_unit* unit = nullptr;
+  return unit;
+}
+
+// Marks the current thread as running a handler of the actor `self` for
+// the scope's lifetime.
+class HandlerScope {
+ public:
+  template <class Self>
+  explicit HandlerScope(Self* self) : saved_(CurrentExecutionUnit()) {
+    CurrentExecutionUnit() = self->context();
+  }
+  ~HandlerScope() { CurrentExecutionUnit() = saved_; }
+  HandlerScope(const HandlerScope&) = delete;
+  HandlerScope& operator=(const HandlerScope&) = delete;
+
+ private:
+  caf::execution_unit* saved_;
+};
+
+// An asynchronous, anonymous message to `dest` (local actor or proxy).
+template <class Handle, class... Ts>
+void SendFromAnyThread(const Handle& dest, Ts&&... xs) {
+  auto* target = caf::actor_cast<caf::abstract_actor*>(dest);
+  if (target == nullptr) return;
+  target->eq_impl(caf::make_message_id(), nullptr, CurrentExecutionUnit(),
+                  std::forward<Ts>(xs)...);
+}
+
+}  // namespace af::actors

@@ -1,0 +1,58 @@
+// Client calls: what a plain thread hands the master actor. The thread
+// sends a shared call object and waits on its Completion; the master fills
+// in the result and notifies. Shared ownership keeps the object alive when
+// the thread gave up at its deadline before the master answered.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "actors/completion.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "proto/graph.pb.h"
+#include "runtime/step_plan.h"
+
+namespace af {
+
+struct ClientCall {
+  Completion done;
+  Status status;
+  Completion::Clock::time_point deadline;
+
+  // Records the result and wakes the caller; later calls are ignored, so
+  // that a timeout racing with a reply cannot answer twice.
+  void Finish(Status result) {
+    if (finished_.exchange(true, std::memory_order_acq_rel)) return;
+    status = std::move(result);
+    done.Notify();
+  }
+  bool finished() const { return finished_.load(std::memory_order_acquire); }
+
+ private:
+  std::atomic<bool> finished_{false};
+};
+
+// Discover the workers' devices and open the session on every worker.
+struct InitCall : ClientCall {
+  std::vector<DeviceAttributes> devices;  // result
+};
+
+struct ExtendCall : ClientCall {
+  tensorflow::GraphDef graph;
+};
+
+struct RunCall : ClientCall {
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  std::vector<std::string> fetches;
+  std::vector<std::string> targets;
+  std::vector<Tensor> outputs;  // result, parallel to `fetches`
+};
+
+struct CloseCall : ClientCall {};
+
+}  // namespace af

@@ -1,0 +1,99 @@
+#include "actors/device/device_actor.h"
+
+#include <memory>
+#include <unordered_map>
+
+#include <caf/local_actor.hpp>
+#include <caf/spawn_options.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include "actors/any_thread_send.h"
+#include "actors/worker/step_context.h"
+#include "graph/graph_def_import.h"
+#include "runtime/executor.h"
+#include "runtime/local_device.h"
+
+namespace af::actors {
+namespace {
+
+// An executor and the device it computes on; shared with running steps so
+// that it outlives a deregistration in the middle of a step.
+struct RegisteredPartition {
+  std::shared_ptr<LocalDevice> device;
+  std::unique_ptr<Executor> executor;  // declared after `device`: freed first
+};
+
+struct DeviceState {
+  std::shared_ptr<LocalDevice> device;
+  std::unordered_map<int64_t, std::shared_ptr<RegisteredPartition>> partitions;
+  static inline const char* name = "af.device";
+};
+
+using DevicePointer = device_actor::stateful_pointer<DeviceState>;
+
+Status BuildPartition(const std::shared_ptr<LocalDevice>& device, const std::string& bytes,
+                      wire::RegisterGraphResponse* response,
+                      std::shared_ptr<RegisteredPartition>* out) {
+  tensorflow::GraphDef def;
+  if (!def.ParseFromString(bytes)) {
+    return errors::InvalidArgument("RegisterGraph on ", device->name(),
+                                   ": the partition is not a valid GraphDef");
+  }
+  for (const tensorflow::NodeDef& node : def.node()) {
+    if (node.op() == "_Arg") ++response->num_args;
+    if (node.op() == "_Retval") ++response->num_retvals;
+  }
+  auto graph = std::make_unique<Graph>();
+  Status s = ImportGraphDef(def, graph.get());
+  if (!s.ok()) return s.WithContext("RegisterGraph on " + device->name());
+  auto partition = std::make_shared<RegisteredPartition>();
+  partition->device = device;
+  s = NewLocalExecutor(device.get(), std::move(graph), &partition->executor);
+  if (!s.ok()) return s.WithContext("RegisterGraph on " + device->name());
+  *out = std::move(partition);
+  return Status::OK();
+}
+
+device_actor::behavior_type DeviceBehavior(DevicePointer self, DeviceActorOptions options) {
+  self->state.device = std::make_shared<LocalDevice>(
+      options.name, options.type, GetCpuAllocator(), options.num_threads, options.incarnation);
+  return {
+      [=](reg_graph_atom, int64_t handle, const std::string& bytes) {
+        wire::RegisterGraphResponse response;
+        response.handle = handle;
+        std::shared_ptr<RegisteredPartition> partition;
+        Status s = BuildPartition(self->state.device, bytes, &response, &partition);
+        if (s.ok()) self->state.partitions[handle] = std::move(partition);
+        response.status = wire::ToWire(s);
+        return response;
+      },
+      [=](dereg_atom, int64_t handle) { self->state.partitions.erase(handle); },
+      [=](run_part_atom, const std::shared_ptr<StepContext>& step, int32_t slot, int64_t handle) {
+        auto it = self->state.partitions.find(handle);
+        if (it == self->state.partitions.end()) {
+          step->PartitionDone(errors::NotFound("step ", step->step_id(), ": partition handle ",
+                                               handle, " is not registered on ",
+                                               self->state.device->name()));
+          return;
+        }
+        step->KeepAlive(slot, it->second);
+        Executor::Args args;
+        args.step_id = step->step_id();
+        args.rendezvous = step->rendezvous();
+        args.cancellation_manager = step->cancellation_manager();
+        args.call_frame = step->frame(slot);
+        HandlerScope scope(self);
+        it->second->executor->RunAsync(
+            args, [step](const Status& status) { step->PartitionDone(status); });
+      },
+  };
+}
+
+}  // namespace
+
+device_actor SpawnDeviceActor(caf::local_actor* parent, const DeviceActorOptions& options) {
+  return parent->spawn<caf::linked>(DeviceBehavior, options);
+}
+
+}  // namespace af::actors

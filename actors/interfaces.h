@@ -1,0 +1,126 @@
+// The typed interfaces of Actorflow's actors, their atoms, and the inspect()
+// declarations of every message type (definitions in messages.cc). Only
+// actors/*.cc includes this header: it is the CAF side of the runtime.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
+#include <caf/fwd.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "actors/client_calls.h"
+#include "actors/wire.h"
+
+namespace af {
+class StepContext;
+}
+
+namespace af::actors {
+
+// Atoms hold at most 10 characters; the af prefix keeps them apart from
+// CAF's own.
+using list_dev_atom = caf::atom_constant<caf::atom("aflistdev")>;
+using open_sess_atom = caf::atom_constant<caf::atom("afopensess")>;
+using close_sess_atom = caf::atom_constant<caf::atom("afclosess")>;
+using reg_graph_atom = caf::atom_constant<caf::atom("afreggraph")>;
+using dereg_atom = caf::atom_constant<caf::atom("afdereg")>;
+using run_graph_atom = caf::atom_constant<caf::atom("afrungraph")>;
+using push_atom = caf::atom_constant<caf::atom("afpush")>;
+using abort_step_atom = caf::atom_constant<caf::atom("afabort")>;
+using step_done_atom = caf::atom_constant<caf::atom("afstepdone")>;
+using sweep_atom = caf::atom_constant<caf::atom("afsweep")>;
+using run_part_atom = caf::atom_constant<caf::atom("afrunpart")>;
+using init_atom = caf::atom_constant<caf::atom("afinit")>;
+using extend_atom = caf::atom_constant<caf::atom("afextend")>;
+using run_atom = caf::atom_constant<caf::atom("afrun")>;
+using close_atom = caf::atom_constant<caf::atom("afclose")>;
+
+// A worker of the session and the devices it owns.
+struct PeerWorker {
+  caf::actor worker;
+  std::vector<std::string> devices;
+};
+
+// Opens a session on a worker: who the master is (the worker monitors it
+// and drops the session when it goes away) and where every device lives, so
+// that Sends to other processes find their worker.
+struct OpenSession {
+  int64_t session_id = 0;
+  caf::actor master;
+  std::vector<PeerWorker> peers;
+};
+
+// One per process (task). Published for remote masters, so every message
+// type here is serializable and registered.
+using worker_actor = caf::typed_actor<
+    caf::replies_to<list_dev_atom>::with<std::vector<wire::DeviceInfo>>,
+    caf::replies_to<open_sess_atom, OpenSession>::with<wire::WireStatus>,
+    caf::reacts_to<close_sess_atom, int64_t>,
+    caf::replies_to<reg_graph_atom, wire::RegisterGraphRequest>::with<
+        wire::RegisterGraphResponse>,
+    caf::reacts_to<dereg_atom, int64_t, int64_t>,  // session, handle
+    caf::replies_to<run_graph_atom, wire::RunGraphRequest>::with<wire::RunGraphResponse>,
+    caf::reacts_to<push_atom, wire::TensorPush>,
+    caf::reacts_to<abort_step_atom, int64_t, wire::WireStatus>,  // step, why
+    caf::reacts_to<step_done_atom, int64_t>,                     // step (local)
+    caf::reacts_to<sweep_atom>>;
+
+// One per device, inside its worker's process only.
+using device_actor = caf::typed_actor<
+    // handle, serialized GraphDef
+    caf::replies_to<reg_graph_atom, int64_t, std::string>::with<wire::RegisterGraphResponse>,
+    caf::reacts_to<dereg_atom, int64_t>,
+    // step, partition slot in the step, handle
+    caf::reacts_to<run_part_atom, std::shared_ptr<StepContext>, int32_t, int64_t>>;
+
+// One per session, in the client's process; clients talk to it through
+// call objects (actors/client_calls.h).
+using master_actor = caf::typed_actor<caf::reacts_to<init_atom, std::shared_ptr<InitCall>>,
+                                      caf::reacts_to<extend_atom, std::shared_ptr<ExtendCall>>,
+                                      caf::reacts_to<run_atom, std::shared_ptr<RunCall>>,
+                                      caf::reacts_to<close_atom, std::shared_ptr<CloseCall>>>;
+
+// Registers every message type that crosses processes. Must run before the
+// actor_system is constructed.
+void RegisterMessageTypes(caf::actor_system_config& config);
+
+caf::error inspect(caf::serializer& f, PeerWorker& x);
+caf::error inspect(caf::deserializer& f, PeerWorker& x);
+caf::error inspect(caf::serializer& f, OpenSession& x);
+caf::error inspect(caf::deserializer& f, OpenSession& x);
+
+}  // namespace af::actors
+
+// Serialization of the wire types (actors/messages.cc).
+#define AF_DECLARE_INSPECT(TYPE)                        \
+  caf::error inspect(caf::serializer& f, TYPE& x);     \
+  caf::error inspect(caf::deserializer& f, TYPE& x);
+namespace af {
+AF_DECLARE_INSPECT(Tensor)
+}
+namespace af::wire {
+AF_DECLARE_INSPECT(WireStatus)
+AF_DECLARE_INSPECT(DeviceInfo)
+AF_DECLARE_INSPECT(RegisterGraphRequest)
+AF_DECLARE_INSPECT(RegisterGraphResponse)
+AF_DECLARE_INSPECT(PartitionCall)
+AF_DECLARE_INSPECT(RunGraphRequest)
+AF_DECLARE_INSPECT(PartitionResult)
+AF_DECLARE_INSPECT(RunGraphResponse)
+AF_DECLARE_INSPECT(TensorPush)
+}  // namespace af::wire
+#undef AF_DECLARE_INSPECT
+
+// Local-only payloads: pointers to shared objects of this process.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<af::StepContext>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<af::InitCall>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<af::ExtendCall>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<af::RunCall>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<af::CloseCall>)

@@ -1,0 +1,188 @@
+#include "actors/master/master_actor.h"
+
+#include <random>
+
+#include <caf/actor_system.hpp>
+#include <caf/system_messages.hpp>
+
+#include "actors/master/master_state.h"
+#include "graph/graph_def_import.h"
+
+namespace af::actors {
+namespace {
+
+using Clock = Completion::Clock;
+
+int64_t RandomId() {
+  std::random_device rd;
+  std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  // Positive and far from the range a counter reaches: step ids of
+  // different sessions sharing a worker never meet.
+  return static_cast<int64_t>(gen() >> 2) + 1;
+}
+
+caf::duration TimeLeft(const ClientCall& call) {
+  const auto left =
+      std::chrono::duration_cast<std::chrono::microseconds>(call.deadline - Clock::now());
+  return caf::duration(std::max(left, std::chrono::microseconds(1)));
+}
+
+// Shared progress of a fan-out to every worker.
+struct FanOut {
+  int pending = 0;
+  bool failed = false;
+};
+
+void OpenSessions(MasterPointer self, std::shared_ptr<InitCall> call) {
+  MasterState& st = self->state;
+  OpenSession open;
+  open.session_id = st.session_id;
+  open.master = caf::actor_cast<caf::actor>(self);
+  for (size_t w = 0; w < st.workers.size(); ++w) {
+    PeerWorker peer;
+    peer.worker = caf::actor_cast<caf::actor>(st.workers[w].worker.handle);
+    for (const wire::DeviceInfo& d : st.workers[w].devices) {
+      auto [it, inserted] = st.device_worker.emplace(d.name, static_cast<int>(w));
+      if (!inserted) {
+        return call->Finish(errors::InvalidArgument(
+            "Session: device '", d.name, "' is offered by both worker ",
+            st.workers[it->second].worker.address, " and worker ", st.workers[w].worker.address));
+      }
+      st.devices.push_back(DeviceAttributes{d.name, d.type, d.incarnation});
+      peer.devices.push_back(d.name);
+    }
+    open.peers.push_back(std::move(peer));
+  }
+  auto progress = std::make_shared<FanOut>();
+  progress->pending = static_cast<int>(st.workers.size());
+  const caf::duration timeout = TimeLeft(*call);
+  for (size_t w = 0; w < st.workers.size(); ++w) {
+    const std::string address = st.workers[w].worker.address;
+    self->request(st.workers[w].worker.handle, timeout, open_sess_atom::value, open)
+        .then(
+            [=](wire::WireStatus& status) {
+              Status s = wire::FromWire(status);
+              if (progress->failed) return;
+              if (!s.ok()) {
+                progress->failed = true;
+                return call->Finish(s.WithContext("Session: opening on worker " + address));
+              }
+              if (--progress->pending > 0) return;
+              self->state.ready = true;
+              call->devices = self->state.devices;
+              call->Finish(Status::OK());
+            },
+            [=](caf::error& err) {
+              if (progress->failed) return;
+              progress->failed = true;
+              call->Finish(errors::Unavailable("Session: worker ", address,
+                                               " did not open the session: ",
+                                               self->system().render(err)));
+            });
+  }
+}
+
+void Init(MasterPointer self, std::shared_ptr<InitCall> call) {
+  MasterState& st = self->state;
+  auto progress = std::make_shared<FanOut>();
+  progress->pending = static_cast<int>(st.workers.size());
+  const caf::duration timeout = TimeLeft(*call);
+  for (size_t w = 0; w < st.workers.size(); ++w) {
+    if (st.workers[w].worker.remote) self->monitor(st.workers[w].worker.handle);
+    const std::string address = st.workers[w].worker.address;
+    self->request(st.workers[w].worker.handle, timeout, list_dev_atom::value)
+        .then(
+            [=](std::vector<wire::DeviceInfo>& devices) {
+              if (progress->failed) return;
+              self->state.workers[w].devices = std::move(devices);
+              if (--progress->pending == 0) OpenSessions(self, call);
+            },
+            [=](caf::error& err) {
+              if (progress->failed) return;
+              progress->failed = true;
+              call->Finish(errors::Unavailable("Session: worker ", address,
+                                               " did not list its devices: ",
+                                               self->system().render(err)));
+            });
+  }
+}
+
+Status Extend(MasterState& st, const tensorflow::GraphDef& addition) {
+  std::unordered_set<std::string> added;
+  for (const tensorflow::NodeDef& node : addition.node()) {
+    if (st.node_names.count(node.name()) != 0) {
+      return errors::InvalidArgument("Extend: node '", node.name(), "' (", node.op(),
+                                     ") already exists in the session graph");
+    }
+    if (!added.insert(node.name()).second) {
+      return errors::InvalidArgument("Extend: node '", node.name(), "' (", node.op(),
+                                     ") appears twice in the graph");
+    }
+  }
+  tensorflow::GraphDef merged = st.graph;
+  merged.MergeFrom(addition);
+  auto imported = std::make_unique<Graph>();
+  Status s = ImportGraphDef(merged, imported.get());
+  if (!s.ok()) return s.WithContext("Extend");
+  st.graph = std::move(merged);
+  st.imported = std::move(imported);
+  st.node_names.insert(added.begin(), added.end());
+  return Status::OK();
+}
+
+void Close(MasterPointer self) {
+  MasterState& st = self->state;
+  if (st.closed) return;
+  st.closed = true;
+  const Status why = errors::Cancelled("Run: the session was closed");
+  std::vector<int64_t> running;
+  for (const auto& [step_id, flight] : st.inflight) running.push_back(step_id);
+  for (int64_t step_id : running) FailStep(self, step_id, why);
+  for (auto& [key, step] : st.cache) {
+    for (auto& call : step->waiting) call->Finish(why);
+    step->waiting.clear();
+  }
+  st.cache.clear();
+  for (const WorkerRecord& w : st.workers) {
+    if (w.alive) self->send(w.worker.handle, close_sess_atom::value, st.session_id);
+  }
+}
+
+master_actor::behavior_type MasterBehavior(MasterPointer self,
+                                           std::vector<MasterWorker> workers) {
+  MasterState& st = self->state;
+  st.session_id = RandomId();
+  st.next_step_id = RandomId();
+  for (MasterWorker& w : workers) st.workers.push_back(WorkerRecord{std::move(w), {}, true});
+  self->set_down_handler([=](caf::down_msg& down) {
+    for (size_t w = 0; w < self->state.workers.size(); ++w) {
+      const WorkerRecord& record = self->state.workers[w];
+      if (record.worker.handle.address() != down.source) continue;
+      WorkerLost(self, static_cast<int>(w),
+                 errors::Unavailable("worker ", record.worker.address,
+                                     " went away: ", self->system().render(down.reason)));
+    }
+  });
+  return {
+      [=](init_atom, const std::shared_ptr<InitCall>& call) { Init(self, call); },
+      [=](extend_atom, const std::shared_ptr<ExtendCall>& call) {
+        if (self->state.closed) {
+          return call->Finish(errors::FailedPrecondition("Extend: the session is closed"));
+        }
+        call->Finish(Extend(self->state, call->graph));
+      },
+      [=](run_atom, const std::shared_ptr<RunCall>& call) { RunStep(self, call); },
+      [=](close_atom, const std::shared_ptr<CloseCall>& call) {
+        Close(self);
+        call->Finish(Status::OK());
+      },
+  };
+}
+
+}  // namespace
+
+master_actor SpawnMasterActor(caf::actor_system& system, std::vector<MasterWorker> workers) {
+  return system.spawn(MasterBehavior, std::move(workers));
+}
+
+}  // namespace af::actors

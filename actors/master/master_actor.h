@@ -1,0 +1,25 @@
+// Master actor: one per session, in the client's process. It holds the
+// session graph, turns each new step signature into a plan (prune, place,
+// partition), registers the partitions with the workers owning their
+// devices and caches all of it; then every Run is one RunGraph message per
+// participating worker with a fresh step id. It never schedules nodes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <caf/fwd.hpp>
+
+#include "actors/interfaces.h"
+
+namespace af::actors {
+
+struct MasterWorker {
+  worker_actor handle;
+  std::string address;  // "local" or "host:port", for messages
+  bool remote = false;  // monitored: its process may die
+};
+
+master_actor SpawnMasterActor(caf::actor_system& system, std::vector<MasterWorker> workers);
+
+}  // namespace af::actors

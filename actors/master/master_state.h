@@ -1,0 +1,94 @@
+// The master actor's state and the step functions shared by its handlers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include "actors/interfaces.h"
+#include "actors/master/master_actor.h"
+#include "graph/cost_model.h"
+#include "graph/graph.h"
+#include "runtime/step_plan.h"
+
+namespace af::actors {
+
+struct WorkerRecord {
+  MasterWorker worker;
+  std::vector<wire::DeviceInfo> devices;
+  bool alive = true;
+};
+
+// Where a feed goes: partition `partition` of group `group`, `_Arg` `arg`.
+struct FeedRoute {
+  int group = -1;
+  int partition = -1;
+  int arg = -1;
+};
+// Where a fetch comes from: a `_Retval` of a group's partition, or (when
+// the fetch is itself fed) feed `feed`.
+struct FetchRoute {
+  int fetch = -1;
+  int partition = -1;
+  int retval = -1;
+};
+
+// A step signature made runnable: its plan's partitions registered on their
+// workers, grouped by worker (one RunGraph per group).
+struct CachedStep {
+  struct Group {
+    int worker = -1;
+    std::vector<int64_t> handles;
+    std::vector<int> num_args;
+    std::vector<FetchRoute> fetches;  // what this group's reply carries
+  };
+  bool ready = false;
+  std::vector<Group> groups;
+  std::vector<FeedRoute> feeds;        // parallel to the signature's feeds
+  std::vector<int> fetch_from_feed;    // per fetch: feed index, or -1
+  std::vector<std::shared_ptr<RunCall>> waiting;  // Runs queued while registering
+  int pending_registrations = 0;
+  Status error;
+};
+
+struct InFlightStep {
+  std::shared_ptr<RunCall> call;
+  std::shared_ptr<CachedStep> step;
+  int pending = 0;
+};
+
+struct MasterState {
+  int64_t session_id = 0;
+  int64_t next_step_id = 0;
+  std::vector<WorkerRecord> workers;
+  std::unordered_map<std::string, int> device_worker;  // device -> workers index
+  std::vector<DeviceAttributes> devices;
+  bool ready = false;
+  bool closed = false;
+
+  tensorflow::GraphDef graph;
+  std::unique_ptr<Graph> imported = std::make_unique<Graph>();  // `graph`, checked
+  std::unordered_set<std::string> node_names;
+  CostModel cost_model;
+
+  std::unordered_map<std::string, std::shared_ptr<CachedStep>> cache;
+  std::unordered_map<int64_t, InFlightStep> inflight;
+  static inline const char* name = "af.master";
+};
+
+using MasterPointer = master_actor::stateful_pointer<MasterState>;
+
+// The run path (master_steps.cc).
+void RunStep(MasterPointer self, std::shared_ptr<RunCall> call);
+// Fails a running step: aborts it on its workers and answers the client.
+void FailStep(MasterPointer self, int64_t step_id, const Status& why);
+// A worker process died: fail what depends on it.
+void WorkerLost(MasterPointer self, int worker, const Status& why);
+
+}  // namespace af::actors

@@ -1,0 +1,390 @@
+// The master's run path: signature -> cached plan (built and registered on
+// a miss) -> one RunGraph per participating worker -> fetches.
+#include <algorithm>
+#include <chrono>
+
+#include <caf/actor_system.hpp>
+#include <caf/sec.hpp>
+
+#include "actors/master/master_state.h"
+
+namespace af::actors {
+namespace {
+
+using Clock = Completion::Clock;
+
+// Feeds, fetches and targets in the caller's order, so that a cached plan's
+// feed and fetch positions line up with the call's without remapping.
+// Separators cannot occur in node names.
+std::string CacheKey(const RunCall& call) {
+  std::string key;
+  for (const auto& feed : call.feeds) key.append(feed.first).push_back('\x1f');
+  key.push_back('\x1e');
+  for (const auto& fetch : call.fetches) key.append(fetch).push_back('\x1f');
+  key.push_back('\x1e');
+  for (const auto& target : call.targets) key.append(target).push_back('\x1f');
+  return key;
+}
+
+std::string_view NodeOf(std::string_view tensor) {
+  const size_t colon = tensor.rfind(':');
+  if (colon == std::string_view::npos) return tensor;
+  const std::string_view port = tensor.substr(colon + 1);
+  const bool numeric = !port.empty() && std::all_of(port.begin(), port.end(),
+                                                     [](char c) { return c >= '0' && c <= '9'; });
+  return numeric ? tensor.substr(0, colon) : tensor;
+}
+
+// Names that cannot be resolved, reported the way TensorFlow users expect.
+Status CheckNames(const MasterState& st, const RunCall& call) {
+  std::unordered_set<std::string_view> fed;
+  for (const auto& [name, value] : call.feeds) {
+    if (!fed.insert(name).second) {
+      return errors::InvalidArgument("Run: '", name, "' is fed more than once");
+    }
+    if (st.node_names.count(std::string(NodeOf(name))) == 0) {
+      return errors::InvalidArgument("Run: feed '", name,
+                                     "' names no node of the session graph");
+    }
+  }
+  for (const std::string& name : call.fetches) {
+    if (st.node_names.count(std::string(NodeOf(name))) == 0) {
+      return errors::InvalidArgument("Run: fetch '", name,
+                                     "' names no node of the session graph");
+    }
+  }
+  for (const std::string& name : call.targets) {
+    if (st.node_names.count(name) == 0) {
+      return errors::InvalidArgument("Run: target '", name,
+                                     "' names no node of the session graph");
+    }
+  }
+  return Status::OK();
+}
+
+Status ErrorFromCaf(MasterPointer self, const caf::error& err, const WorkerRecord& worker,
+                    std::string_view what) {
+  if (err == caf::sec::request_timeout) {
+    return errors::DeadlineExceeded(what, ": worker ", worker.worker.address,
+                                    " did not answer before the deadline");
+  }
+  return errors::Unavailable(what, ": worker ", worker.worker.address,
+                             " failed: ", self->system().render(err));
+}
+
+caf::duration TimeLeft(const RunCall& call) {
+  const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
+      call.deadline - Clock::now());
+  return caf::duration(std::max(left, std::chrono::microseconds(1)));
+}
+
+// Lays out groups and routes for `plan` (computed once per signature).
+Status PrepareStep(MasterState& st, const RunCall& call, const StepPlan& plan,
+                   CachedStep* step, std::vector<int>* partition_group,
+                   std::vector<int>* partition_pos) {
+  partition_group->assign(plan.partitions.size(), -1);
+  partition_pos->assign(plan.partitions.size(), -1);
+  for (size_t p = 0; p < plan.partitions.size(); ++p) {
+    auto w = st.device_worker.find(plan.partitions[p].device);
+    if (w == st.device_worker.end()) {
+      return errors::Internal("Run: the plan put a partition on unknown device '",
+                              plan.partitions[p].device, "'");
+    }
+    int group = -1;
+    for (size_t g = 0; g < step->groups.size(); ++g) {
+      if (step->groups[g].worker == w->second) group = static_cast<int>(g);
+    }
+    if (group < 0) {
+      group = static_cast<int>(step->groups.size());
+      step->groups.emplace_back();
+      step->groups.back().worker = w->second;
+    }
+    CachedStep::Group& g = step->groups[group];
+    (*partition_group)[p] = group;
+    (*partition_pos)[p] = static_cast<int>(g.handles.size());
+    g.handles.push_back(0);
+    g.num_args.push_back(plan.partitions[p].num_args);
+  }
+  if (plan.feeds.size() != call.feeds.size() || plan.fetches.size() != call.fetches.size()) {
+    return errors::Internal("Run: the plan maps ", plan.feeds.size(), " feeds and ",
+                            plan.fetches.size(), " fetches for a call with ",
+                            call.feeds.size(), " and ", call.fetches.size());
+  }
+  auto valid = [&](const TensorLocation& loc) {
+    return loc.partition >= 0 && loc.partition < static_cast<int>(plan.partitions.size()) &&
+           loc.index >= 0;
+  };
+  step->feeds.resize(plan.feeds.size());
+  for (size_t i = 0; i < plan.feeds.size(); ++i) {
+    const TensorLocation& loc = plan.feeds[i];
+    if (!valid(loc)) continue;  // fed but not needed by this step
+    if (loc.index >= plan.partitions[loc.partition].num_args) {
+      return errors::Internal("Run: feed '", call.feeds[i].first, "' maps to _Arg ",
+                              loc.index, " of a partition with ",
+                              plan.partitions[loc.partition].num_args);
+    }
+    step->feeds[i] = FeedRoute{(*partition_group)[loc.partition],
+                               (*partition_pos)[loc.partition], loc.index};
+  }
+  step->fetch_from_feed.assign(call.fetches.size(), -1);
+  for (size_t i = 0; i < plan.fetches.size(); ++i) {
+    const TensorLocation& loc = plan.fetches[i];
+    if (!valid(loc)) {
+      for (size_t f = 0; f < call.feeds.size(); ++f) {
+        if (call.feeds[f].first == call.fetches[i]) step->fetch_from_feed[i] = static_cast<int>(f);
+      }
+      if (step->fetch_from_feed[i] < 0) {
+        return errors::Internal("Run: the plan has no source for fetch '", call.fetches[i], "'");
+      }
+      continue;
+    }
+    step->groups[(*partition_group)[loc.partition]].fetches.push_back(
+        FetchRoute{static_cast<int>(i), (*partition_pos)[loc.partition], loc.index});
+  }
+  return Status::OK();
+}
+
+void Dispatch(MasterPointer self, const std::shared_ptr<CachedStep>& step,
+              std::shared_ptr<RunCall> call);
+
+void RegistrationDone(MasterPointer self, const std::string& key,
+                      const std::shared_ptr<CachedStep>& step) {
+  if (--step->pending_registrations > 0) return;
+  std::vector<std::shared_ptr<RunCall>> waiting = std::move(step->waiting);
+  if (!step->error.ok()) {
+    auto it = self->state.cache.find(key);
+    if (it != self->state.cache.end() && it->second == step) self->state.cache.erase(it);
+    for (const auto& group : step->groups) {
+      const WorkerRecord& w = self->state.workers[group.worker];
+      for (int64_t handle : group.handles) {
+        if (handle != 0 && w.alive) {
+          self->send(w.worker.handle, dereg_atom::value, self->state.session_id, handle);
+        }
+      }
+    }
+    for (auto& call : waiting) call->Finish(step->error);
+    return;
+  }
+  step->ready = true;
+  for (auto& call : waiting) Dispatch(self, step, std::move(call));
+}
+
+// Builds the plan for a new signature and registers its partitions; the
+// call (and any that arrive meanwhile) run once registration completes.
+void BuildAndRegister(MasterPointer self, const std::string& key,
+                      std::shared_ptr<RunCall> call) {
+  MasterState& st = self->state;
+  Status s = CheckNames(st, *call);
+  if (!s.ok()) return call->Finish(s);
+  StepSignature signature;
+  for (const auto& feed : call->feeds) signature.feeds.push_back(feed.first);
+  signature.fetches = call->fetches;
+  signature.targets = call->targets;
+  // Devices of dead workers are left out, so that nodes free to go
+  // anywhere land on live ones.
+  std::vector<DeviceAttributes> devices;
+  std::string down;
+  for (const DeviceAttributes& d : st.devices) {
+    const WorkerRecord& w = st.workers[st.device_worker.at(d.name)];
+    if (w.alive) {
+      devices.push_back(d);
+    } else if (down.find(w.worker.address) == std::string::npos) {
+      down += (down.empty() ? "" : ", ") + w.worker.address;
+    }
+  }
+  StepPlan plan;
+  s = BuildStepPlan(*st.imported, signature, devices, &st.cost_model, &plan);
+  if (!s.ok() && !down.empty()) {
+    s = errors::Unavailable(s.message(), " (workers down: ", down, ")");
+  }
+  if (!s.ok()) return call->Finish(s);
+  auto step = std::make_shared<CachedStep>();
+  std::vector<int> partition_group, partition_pos;
+  s = PrepareStep(st, *call, plan, step.get(), &partition_group, &partition_pos);
+  if (!s.ok()) return call->Finish(s);
+  for (const auto& group : step->groups) {
+    if (!st.workers[group.worker].alive) {
+      return call->Finish(errors::Unavailable("Run: worker ",
+                                              st.workers[group.worker].worker.address,
+                                              " is down"));
+    }
+  }
+  step->waiting.push_back(std::move(call));
+  if (plan.partitions.empty()) {
+    step->pending_registrations = 1;
+    st.cache[key] = step;
+    return RegistrationDone(self, key, step);
+  }
+  step->pending_registrations = static_cast<int>(plan.partitions.size());
+  st.cache[key] = step;
+  const caf::duration timeout = TimeLeft(*step->waiting.front());
+  for (size_t p = 0; p < plan.partitions.size(); ++p) {
+    const int group = partition_group[p];
+    const int pos = partition_pos[p];
+    const int worker = step->groups[group].worker;
+    wire::RegisterGraphRequest req;
+    req.session_id = st.session_id;
+    req.device = plan.partitions[p].device;
+    if (!plan.partitions[p].graph.SerializeToString(&req.graph_def)) {
+      step->error.Update(errors::Internal("Run: cannot serialize the partition for ", req.device));
+      RegistrationDone(self, key, step);
+      continue;
+    }
+    self->request(st.workers[worker].worker.handle, timeout, reg_graph_atom::value,
+                  std::move(req))
+        .then(
+            [=](wire::RegisterGraphResponse& response) {
+              Status rs = wire::FromWire(response.status);
+              if (rs.ok()) {
+                step->groups[group].handles[pos] = response.handle;
+                if (response.num_args != step->groups[group].num_args[pos]) {
+                  rs = errors::Internal("Run: worker counted ", response.num_args,
+                                        " _Arg nodes in a partition planned with ",
+                                        step->groups[group].num_args[pos]);
+                }
+              }
+              step->error.Update(rs);
+              RegistrationDone(self, key, step);
+            },
+            [=](caf::error& err) {
+              step->error.Update(ErrorFromCaf(self, err, self->state.workers[worker],
+                                              "RegisterGraph"));
+              RegistrationDone(self, key, step);
+            });
+  }
+}
+
+void OnRunGraphReply(MasterPointer self, int64_t step_id, int group,
+                     wire::RunGraphResponse& response) {
+  auto it = self->state.inflight.find(step_id);
+  if (it == self->state.inflight.end()) return;  // already failed
+  InFlightStep& flight = it->second;
+  Status s = wire::FromWire(response.status);
+  if (!s.ok()) return FailStep(self, step_id, s);
+  const CachedStep::Group& g = flight.step->groups[group];
+  std::vector<Tensor>& outputs = flight.call->outputs;
+  for (const FetchRoute& route : g.fetches) {
+    if (route.partition >= static_cast<int>(response.partitions.size()) ||
+        route.retval >= static_cast<int>(response.partitions[route.partition].retvals.size())) {
+      return FailStep(self, step_id,
+                      errors::Internal("Run: worker ",
+                                       self->state.workers[g.worker].worker.address,
+                                       " returned too few values for step ", step_id));
+    }
+    outputs[route.fetch] = std::move(response.partitions[route.partition].retvals[route.retval]);
+  }
+  if (--flight.pending > 0) return;
+  std::shared_ptr<RunCall> call = std::move(flight.call);
+  self->state.inflight.erase(it);
+  call->Finish(Status::OK());
+}
+
+void Dispatch(MasterPointer self, const std::shared_ptr<CachedStep>& step,
+              std::shared_ptr<RunCall> call) {
+  MasterState& st = self->state;
+  if (Clock::now() >= call->deadline) {
+    return call->Finish(errors::DeadlineExceeded("Run: the deadline passed before the step started"));
+  }
+  for (const auto& group : step->groups) {
+    if (!st.workers[group.worker].alive) {
+      return call->Finish(errors::Unavailable(
+          "Run: worker ", st.workers[group.worker].worker.address, " is down"));
+    }
+  }
+  const int64_t step_id = st.next_step_id++;
+  call->outputs.resize(call->fetches.size());
+  for (size_t i = 0; i < step->fetch_from_feed.size(); ++i) {
+    if (step->fetch_from_feed[i] >= 0) call->outputs[i] = call->feeds[step->fetch_from_feed[i]].second;
+  }
+  if (step->groups.empty()) return call->Finish(Status::OK());
+
+  std::vector<wire::RunGraphRequest> requests(step->groups.size());
+  for (size_t g = 0; g < step->groups.size(); ++g) {
+    const CachedStep::Group& group = step->groups[g];
+    wire::RunGraphRequest& req = requests[g];
+    req.session_id = st.session_id;
+    req.step_id = step_id;
+    req.partitions.resize(group.handles.size());
+    for (size_t p = 0; p < group.handles.size(); ++p) {
+      req.partitions[p].handle = group.handles[p];
+      req.partitions[p].args.resize(group.num_args[p]);
+    }
+  }
+  for (size_t i = 0; i < step->feeds.size(); ++i) {
+    const FeedRoute& route = step->feeds[i];
+    if (route.group < 0) continue;
+    requests[route.group].partitions[route.partition].args[route.arg] = call->feeds[i].second;
+  }
+  const caf::duration timeout = TimeLeft(*call);
+  InFlightStep& flight = st.inflight[step_id];
+  flight.call = std::move(call);
+  flight.step = step;
+  flight.pending = static_cast<int>(step->groups.size());
+  for (size_t g = 0; g < step->groups.size(); ++g) {
+    const int group = static_cast<int>(g);
+    const int worker = step->groups[g].worker;
+    self->request(st.workers[worker].worker.handle, timeout, run_graph_atom::value,
+                  std::move(requests[g]))
+        .then(
+            [=](wire::RunGraphResponse& response) {
+              OnRunGraphReply(self, step_id, group, response);
+            },
+            [=](caf::error& err) {
+              FailStep(self, step_id,
+                       ErrorFromCaf(self, err, self->state.workers[worker],
+                                    "Run (step " + std::to_string(step_id) + ")"));
+            });
+  }
+}
+
+}  // namespace
+
+void RunStep(MasterPointer self, std::shared_ptr<RunCall> call) {
+  MasterState& st = self->state;
+  if (st.closed || !st.ready) {
+    return call->Finish(errors::FailedPrecondition("Run: the session is closed"));
+  }
+  std::string key = CacheKey(*call);
+  auto it = st.cache.find(key);
+  if (it == st.cache.end()) return BuildAndRegister(self, key, std::move(call));
+  const std::shared_ptr<CachedStep>& step = it->second;
+  if (!step->ready) {
+    step->waiting.push_back(std::move(call));
+    return;
+  }
+  Dispatch(self, step, std::move(call));
+}
+
+void FailStep(MasterPointer self, int64_t step_id, const Status& why) {
+  auto it = self->state.inflight.find(step_id);
+  if (it == self->state.inflight.end()) return;
+  std::shared_ptr<RunCall> call = std::move(it->second.call);
+  std::shared_ptr<CachedStep> step = std::move(it->second.step);
+  self->state.inflight.erase(it);
+  const wire::WireStatus wire_why = wire::ToWire(why);
+  for (const auto& group : step->groups) {
+    const WorkerRecord& w = self->state.workers[group.worker];
+    if (w.alive) self->send(w.worker.handle, abort_step_atom::value, step_id, wire_why);
+  }
+  call->Finish(why);
+}
+
+void WorkerLost(MasterPointer self, int worker, const Status& why) {
+  MasterState& st = self->state;
+  if (!st.workers[worker].alive) return;
+  st.workers[worker].alive = false;
+  auto uses = [worker](const CachedStep& step) {
+    return std::any_of(step.groups.begin(), step.groups.end(),
+                       [worker](const CachedStep::Group& g) { return g.worker == worker; });
+  };
+  std::vector<int64_t> failing;
+  for (const auto& [step_id, flight] : st.inflight) {
+    if (uses(*flight.step)) failing.push_back(step_id);
+  }
+  for (int64_t step_id : failing) FailStep(self, step_id, why);
+  for (auto it = st.cache.begin(); it != st.cache.end();) {
+    it = (it->second->ready && uses(*it->second)) ? st.cache.erase(it) : std::next(it);
+  }
+}
+
+}  // namespace af::actors

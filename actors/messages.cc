@@ -1,0 +1,186 @@
+// Serialization of every message type, and their registration. Tensors go
+// on the wire as dtype, dims and raw bytes (string tensors element by
+// element); on arrival the bytes land straight in a freshly allocated,
+// never zero-filled tensor buffer.
+#include <caf/actor_system_config.hpp>
+#include <caf/binary_deserializer.hpp>
+#include <caf/deserializer.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/sec.hpp>
+#include <caf/serializer.hpp>
+
+#include "actors/interfaces.h"
+
+namespace af {
+namespace {
+
+caf::error WireError(const std::string& what) {
+  return caf::make_error(caf::sec::invalid_argument, "af.Tensor: " + what);
+}
+
+bool IsWireDataType(int32_t dtype) {
+  if (!IsValidDataType(dtype)) return false;
+  const DataType dt = static_cast<DataType>(dtype);
+  return !IsRefType(dt) && (dt == DT_STRING || DataTypeSize(dt) > 0);
+}
+
+}  // namespace
+
+caf::error inspect(caf::serializer& f, Tensor& x) {
+  int32_t dtype = static_cast<int32_t>(x.dtype());
+  bool initialized = x.IsInitialized();
+  std::vector<int64_t> dims = x.shape().dim_vector();
+  if (auto err = f(dtype, initialized, dims)) return err;
+  if (!initialized) return caf::none;
+  if (x.dtype() == DT_STRING) {
+    std::string* strings = x.data<std::string>();
+    for (int64_t i = 0; i < x.NumElements(); ++i) {
+      if (auto err = f(strings[i])) return err;
+    }
+    return caf::none;
+  }
+  size_t n = static_cast<size_t>(x.NumElements()) * DataTypeSize(x.dtype());
+  if (auto err = f.begin_sequence(n)) return err;
+  if (n > 0) {
+    if (auto err = f.apply_raw(n, x.raw_data())) return err;
+  }
+  return f.end_sequence();
+}
+
+caf::error inspect(caf::deserializer& f, Tensor& x) {
+  int32_t dtype = 0;
+  bool initialized = false;
+  std::vector<int64_t> dims;
+  if (auto err = f(dtype, initialized, dims)) return err;
+  if (!IsWireDataType(dtype)) return WireError("unsupported dtype " + std::to_string(dtype));
+  const DataType dt = static_cast<DataType>(dtype);
+  TensorShape shape;
+  Status s = TensorShape::Build(dims, &shape);
+  if (!s.ok()) return WireError(s.message());
+  if (!initialized) {
+    x = Tensor();
+    return caf::none;
+  }
+  // What is left of the message bounds what a sane sender can describe, so
+  // a corrupt element count cannot make us allocate without limit.
+  const auto* binary = dynamic_cast<caf::binary_deserializer*>(&f);
+  const uint64_t elements = static_cast<uint64_t>(shape.num_elements());
+  if (dt == DT_STRING) {
+    if (binary != nullptr && elements > binary->remaining()) {
+      return WireError("string tensor of " + std::to_string(elements) +
+                       " elements exceeds the message");
+    }
+    Tensor t;
+    s = Tensor::Allocate(GetCpuAllocator(), dt, shape, &t);
+    if (!s.ok()) return WireError(s.message());
+    std::string* strings = t.data<std::string>();
+    for (uint64_t i = 0; i < elements; ++i) {
+      if (auto err = f(strings[i])) return err;
+    }
+    x = std::move(t);
+    return caf::none;
+  }
+  size_t n = 0;
+  if (auto err = f.begin_sequence(n)) return err;
+  if (n != elements * static_cast<uint64_t>(DataTypeSize(dt))) {
+    return WireError("payload of " + std::to_string(n) + " bytes does not match shape " +
+                     shape.DebugString() + " of " + DataTypeString(dt));
+  }
+  if (binary != nullptr && n > binary->remaining()) {
+    return WireError("payload of " + std::to_string(n) + " bytes exceeds the message");
+  }
+  Tensor t;
+  s = Tensor::Allocate(GetCpuAllocator(), dt, shape, &t);
+  if (!s.ok()) return WireError(s.message());
+  if (n > 0) {
+    if (auto err = f.apply_raw(n, t.raw_data())) return err;
+  }
+  x = std::move(t);
+  return f.end_sequence();
+}
+
+namespace wire {
+namespace {
+
+template <class F> caf::error Fields(F& f, WireStatus& x) {
+  return f(caf::meta::type_name("af.WireStatus"), x.code, x.message);
+}
+template <class F> caf::error Fields(F& f, DeviceInfo& x) {
+  return f(caf::meta::type_name("af.DeviceInfo"), x.name, x.type, x.incarnation);
+}
+template <class F> caf::error Fields(F& f, RegisterGraphRequest& x) {
+  return f(caf::meta::type_name("af.RegisterGraphRequest"), x.session_id, x.device,
+           x.graph_def);
+}
+template <class F> caf::error Fields(F& f, RegisterGraphResponse& x) {
+  return f(caf::meta::type_name("af.RegisterGraphResponse"), x.status, x.handle, x.num_args,
+           x.num_retvals);
+}
+template <class F> caf::error Fields(F& f, PartitionCall& x) {
+  return f(caf::meta::type_name("af.PartitionCall"), x.handle, x.args);
+}
+template <class F> caf::error Fields(F& f, RunGraphRequest& x) {
+  return f(caf::meta::type_name("af.RunGraphRequest"), x.session_id, x.step_id, x.partitions);
+}
+template <class F> caf::error Fields(F& f, PartitionResult& x) {
+  return f(caf::meta::type_name("af.PartitionResult"), x.retvals);
+}
+template <class F> caf::error Fields(F& f, RunGraphResponse& x) {
+  return f(caf::meta::type_name("af.RunGraphResponse"), x.status, x.partitions);
+}
+template <class F> caf::error Fields(F& f, TensorPush& x) {
+  return f(caf::meta::type_name("af.TensorPush"), x.step_id, x.key, x.value, x.is_dead);
+}
+
+}  // namespace
+
+#define AF_DEFINE_INSPECT(TYPE)                                                 \
+  caf::error inspect(caf::serializer& f, TYPE& x) { return Fields(f, x); }     \
+  caf::error inspect(caf::deserializer& f, TYPE& x) { return Fields(f, x); }
+AF_DEFINE_INSPECT(WireStatus)
+AF_DEFINE_INSPECT(DeviceInfo)
+AF_DEFINE_INSPECT(RegisterGraphRequest)
+AF_DEFINE_INSPECT(RegisterGraphResponse)
+AF_DEFINE_INSPECT(PartitionCall)
+AF_DEFINE_INSPECT(RunGraphRequest)
+AF_DEFINE_INSPECT(PartitionResult)
+AF_DEFINE_INSPECT(RunGraphResponse)
+AF_DEFINE_INSPECT(TensorPush)
+#undef AF_DEFINE_INSPECT
+
+}  // namespace wire
+
+namespace actors {
+namespace {
+
+template <class F> caf::error Fields(F& f, PeerWorker& x) {
+  return f(caf::meta::type_name("af.PeerWorker"), x.worker, x.devices);
+}
+template <class F> caf::error Fields(F& f, OpenSession& x) {
+  return f(caf::meta::type_name("af.OpenSession"), x.session_id, x.master, x.peers);
+}
+
+}  // namespace
+
+caf::error inspect(caf::serializer& f, PeerWorker& x) { return Fields(f, x); }
+caf::error inspect(caf::deserializer& f, PeerWorker& x) { return Fields(f, x); }
+caf::error inspect(caf::serializer& f, OpenSession& x) { return Fields(f, x); }
+caf::error inspect(caf::deserializer& f, OpenSession& x) { return Fields(f, x); }
+
+void RegisterMessageTypes(caf::actor_system_config& config) {
+  config.add_message_type<Tensor>("af.Tensor");
+  config.add_message_type<wire::WireStatus>("af.WireStatus");
+  config.add_message_type<wire::DeviceInfo>("af.DeviceInfo");
+  config.add_message_type<wire::RegisterGraphRequest>("af.RegisterGraphRequest");
+  config.add_message_type<wire::RegisterGraphResponse>("af.RegisterGraphResponse");
+  config.add_message_type<wire::PartitionCall>("af.PartitionCall");
+  config.add_message_type<wire::RunGraphRequest>("af.RunGraphRequest");
+  config.add_message_type<wire::PartitionResult>("af.PartitionResult");
+  config.add_message_type<wire::RunGraphResponse>("af.RunGraphResponse");
+  config.add_message_type<wire::TensorPush>("af.TensorPush");
+  config.add_message_type<PeerWorker>("af.PeerWorker");
+  config.add_message_type<OpenSession>("af.OpenSession");
+}
+
+}  // namespace actors
+}  // namespace af

@@ -1,0 +1,189 @@
+#include "actors/runtime_handle.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include <caf/actor_system.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/send.hpp>
+
+#include "actors/actor_system_holder.h"
+#include "actors/client_calls.h"
+#include "actors/interfaces.h"
+#include "actors/master/master_actor.h"
+#include "actors/worker/worker_actor.h"
+
+namespace af {
+namespace {
+
+using actors::master_actor;
+using actors::worker_actor;
+
+// How long a caller waits past its deadline for the master's own
+// DEADLINE_EXCEEDED (which also aborts the step) before giving up alone.
+constexpr auto kReplyGrace = std::chrono::milliseconds(500);
+
+Status ParseAddress(const std::string& address, std::string* host, uint16_t* port) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size()) {
+    return errors::InvalidArgument("remote worker '", address, "' is not host:port");
+  }
+  int value = 0;
+  for (char c : address.substr(colon + 1)) {
+    if (c < '0' || c > '9' || value > 65535) {
+      return errors::InvalidArgument("remote worker '", address, "' has a bad port");
+    }
+    value = value * 10 + (c - '0');
+  }
+  if (value <= 0 || value > 65535) {
+    return errors::InvalidArgument("remote worker '", address, "' has a bad port");
+  }
+  *host = address.substr(0, colon);
+  *port = static_cast<uint16_t>(value);
+  return Status::OK();
+}
+
+}  // namespace
+
+struct RuntimeHandle::Impl {
+  std::shared_ptr<caf::actor_system> system;
+  worker_actor local_worker;
+  master_actor master;
+  std::vector<DeviceAttributes> devices;
+
+  std::mutex mu;
+  std::condition_variable idle;
+  int calls_in_flight = 0;
+  bool closed = false;
+
+  // Admits a call unless the session is closed; pairs with EndCall.
+  bool BeginCall() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (closed) return false;
+    ++calls_in_flight;
+    return true;
+  }
+  void EndCall() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (--calls_in_flight == 0) idle.notify_all();
+  }
+
+  // Sends `call` to the master and waits for its answer or the deadline.
+  template <class Atom, class CallType>
+  Status Call(Atom atom, const std::shared_ptr<CallType>& call, std::string_view what) {
+    caf::anon_send(master, atom, call);
+    if (!call->done.WaitUntil(call->deadline + kReplyGrace)) {
+      return errors::DeadlineExceeded(what, ": no answer from the master before the deadline");
+    }
+    return call->status;
+  }
+
+  void StopActors() {
+    if (master) caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
+    if (local_worker) caf::anon_send_exit(local_worker, caf::exit_reason::user_shutdown);
+    master = nullptr;
+    local_worker = nullptr;
+  }
+};
+
+RuntimeHandle::RuntimeHandle(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+RuntimeHandle::~RuntimeHandle() {
+  (void)Close(Clock::now() + std::chrono::seconds(10));
+  impl_->StopActors();
+}
+
+Status RuntimeHandle::Create(const RuntimeOptions& options, std::unique_ptr<RuntimeHandle>* out) {
+  if (options.num_cpu_devices < 1) {
+    return errors::InvalidArgument("Session: num_cpu_devices must be at least 1, got ",
+                                   options.num_cpu_devices);
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->system = actors::AcquireActorSystem();
+  caf::actor_system& system = *impl->system;
+
+  std::vector<actors::MasterWorker> workers;
+  actors::WorkerOptions local;
+  local.num_cpu_devices = options.num_cpu_devices;
+  local.threads_per_device = options.threads_per_device;
+  impl->local_worker = actors::SpawnWorkerActor(system, local);
+  workers.push_back(actors::MasterWorker{impl->local_worker, "local", false});
+  for (const std::string& address : options.remote_workers) {
+    std::string host;
+    uint16_t port = 0;
+    Status s = ParseAddress(address, &host, &port);
+    if (!s.ok()) {
+      impl->StopActors();
+      return s;
+    }
+    auto remote = system.middleman().remote_actor<worker_actor>(host, port);
+    if (!remote) {
+      impl->StopActors();
+      return errors::Unavailable("Session: cannot reach worker ", address, ": ",
+                                 system.render(remote.error()));
+    }
+    workers.push_back(actors::MasterWorker{std::move(*remote), address, true});
+  }
+  impl->master = actors::SpawnMasterActor(system, std::move(workers));
+
+  auto call = std::make_shared<InitCall>();
+  call->deadline = Clock::now() + options.setup_timeout;
+  Status s = impl->Call(actors::init_atom::value, call, "Session");
+  if (!s.ok()) {
+    impl->StopActors();
+    return s;
+  }
+  impl->devices = std::move(call->devices);
+  out->reset(new RuntimeHandle(std::move(impl)));
+  return Status::OK();
+}
+
+const std::vector<DeviceAttributes>& RuntimeHandle::devices() const { return impl_->devices; }
+
+Status RuntimeHandle::Extend(const tensorflow::GraphDef& graph, Clock::time_point deadline) {
+  if (!impl_->BeginCall()) return errors::FailedPrecondition("Extend: the session is closed");
+  auto call = std::make_shared<ExtendCall>();
+  call->graph = graph;
+  call->deadline = deadline;
+  Status s = impl_->Call(actors::extend_atom::value, call, "Extend");
+  impl_->EndCall();
+  return s;
+}
+
+Status RuntimeHandle::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                          const std::vector<std::string>& fetches,
+                          const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
+                          Clock::time_point deadline) {
+  if (!impl_->BeginCall()) return errors::FailedPrecondition("Run: the session is closed");
+  auto call = std::make_shared<RunCall>();
+  call->feeds = feeds;
+  call->fetches = fetches;
+  call->targets = targets;
+  call->deadline = deadline;
+  Status s = impl_->Call(actors::run_atom::value, call, "Run");
+  if (s.ok()) *outputs = std::move(call->outputs);
+  impl_->EndCall();
+  return s;
+}
+
+Status RuntimeHandle::Close(Clock::time_point deadline) {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->closed) return Status::OK();
+    impl_->closed = true;
+  }
+  auto call = std::make_shared<CloseCall>();
+  call->deadline = deadline;
+  Status s = impl_->Call(actors::close_atom::value, call, "Close");
+  // The master failed every running step; their callers return promptly.
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  if (!impl_->idle.wait_until(lock, deadline + kReplyGrace,
+                              [&] { return impl_->calls_in_flight == 0; })) {
+    s.Update(errors::DeadlineExceeded("Close: calls still running at the deadline"));
+  }
+  return s;
+}
+
+}  // namespace af

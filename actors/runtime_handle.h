@@ -1,0 +1,57 @@
+// RuntimeHandle: the actor runtime of one session, seen from plain C++
+// threads (client/, tools/). Behind it: the process's actor system, a
+// master actor, this process's worker actor with its device actors, and
+// connections to remote workers. No CAF in this header.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "proto/graph.pb.h"
+#include "runtime/step_plan.h"
+
+namespace af {
+
+struct RuntimeOptions {
+  int num_cpu_devices = 1;     // local devices /job:localhost/replica:0/task:0/device:CPU:i
+  int threads_per_device = 0;  // 0: the machine's cores shared among the devices
+  // Worker processes ("host:port", started with `actorflow server`).
+  std::vector<std::string> remote_workers;
+  // Bound on connecting and on discovering the workers' devices.
+  std::chrono::milliseconds setup_timeout{10000};
+};
+
+class RuntimeHandle {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  static Status Create(const RuntimeOptions& options, std::unique_ptr<RuntimeHandle>* out);
+  ~RuntimeHandle();  // closes
+  RuntimeHandle(const RuntimeHandle&) = delete;
+  RuntimeHandle& operator=(const RuntimeHandle&) = delete;
+
+  // Every device of the session: local ones first, then each remote
+  // worker's.
+  const std::vector<DeviceAttributes>& devices() const;
+
+  Status Extend(const tensorflow::GraphDef& graph, Clock::time_point deadline);
+  // Safe from many threads at once; each call is one step.
+  Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+             const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+             std::vector<Tensor>* outputs, Clock::time_point deadline);
+  // Cancels running steps, closes the session on every worker and stops
+  // the actors. Later calls fail with FAILED_PRECONDITION.
+  Status Close(Clock::time_point deadline);
+
+ private:
+  struct Impl;
+  explicit RuntimeHandle(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace af

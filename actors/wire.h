@@ -1,0 +1,73 @@
+// Wire types: the payloads of the messages between masters and workers. They
+// are plain structs (no CAF here) so that step code can build them; their
+// serialization lives in actors/messages.cc, the only place that knows how
+// they cross a process boundary.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace af::wire {
+
+// A Status as it travels: TensorFlow's canonical code and the message.
+struct WireStatus {
+  int32_t code = 0;
+  std::string message;
+};
+WireStatus ToWire(const Status& status);
+// Unknown codes (a newer or a corrupt peer) become UNKNOWN.
+Status FromWire(const WireStatus& status);
+
+struct DeviceInfo {
+  std::string name;  // full device name
+  std::string type;  // "CPU", "GPU"
+  uint64_t incarnation = 0;
+};
+
+// Worker registration of one partition (a GraphDef already placed on
+// `device`), sent as protobuf bytes so that the wire stays protobuf-neutral.
+struct RegisterGraphRequest {
+  int64_t session_id = 0;
+  std::string device;
+  std::string graph_def;  // serialized tensorflow::GraphDef
+};
+struct RegisterGraphResponse {
+  WireStatus status;
+  int64_t handle = 0;
+  int32_t num_args = 0;     // _Arg nodes of the partition
+  int32_t num_retvals = 0;  // _Retval nodes of the partition
+};
+
+// One partition to run in a step, with its `_Arg` values in index order.
+struct PartitionCall {
+  int64_t handle = 0;
+  std::vector<Tensor> args;
+};
+struct RunGraphRequest {
+  int64_t session_id = 0;
+  int64_t step_id = 0;
+  std::vector<PartitionCall> partitions;
+};
+// `_Retval` values of one partition, in index order.
+struct PartitionResult {
+  std::vector<Tensor> retvals;
+};
+struct RunGraphResponse {
+  WireStatus status;
+  std::vector<PartitionResult> partitions;  // parallel to the request's
+};
+
+// A tensor a Send in one process hands to the Recv in another: one message
+// per tensor per step.
+struct TensorPush {
+  int64_t step_id = 0;
+  std::string key;  // rendezvous key
+  Tensor value;
+  bool is_dead = false;
+};
+
+}  // namespace af::wire

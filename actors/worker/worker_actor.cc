@@ -1,0 +1,325 @@
+#include "actors/worker/worker_actor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include <caf/actor_system.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/system_messages.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include "actors/any_thread_send.h"
+#include "actors/device/device_actor.h"
+#include "actors/worker/worker_state.h"
+#include "core/device_name.h"
+
+namespace af::actors {
+namespace {
+
+using WorkerPointer = worker_actor::stateful_pointer<WorkerState>;
+
+// Steps announced by pushes or aborts whose RunGraph never came are
+// dropped after this long; the sweep runs every kSweepPeriod.
+constexpr auto kOrphanStepLifetime = std::chrono::minutes(5);
+constexpr auto kSweepPeriod = std::chrono::seconds(30);
+
+uint64_t NewIncarnation() {
+  std::random_device rd;
+  std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  uint64_t value = 0;
+  while (value == 0) value = gen();
+  return value;
+}
+
+WorkerStep& GetOrCreateStep(WorkerPointer self, int64_t step_id) {
+  auto [it, inserted] = self->state.steps.try_emplace(step_id);
+  if (inserted) {
+    it->second.context = std::make_shared<StepContext>(step_id, self->state.local_names);
+  }
+  return it->second;
+}
+
+void FinishStep(WorkerPointer self, int64_t step_id) {
+  self->state.steps.erase(step_id);
+  self->state.finished.Add(step_id);
+}
+
+wire::RunGraphResponse ErrorResponse(const Status& s) {
+  wire::RunGraphResponse response;
+  response.status = wire::ToWire(s);
+  return response;
+}
+
+// Drops a session's partitions and aborts its running steps.
+void CloseSession(WorkerPointer self, int64_t session_id, const Status& why) {
+  auto it = self->state.sessions.find(session_id);
+  if (it == self->state.sessions.end()) return;
+  HandlerScope scope(self);
+  for (int64_t handle : it->second.handles) {
+    auto g = self->state.graphs.find(handle);
+    if (g == self->state.graphs.end()) continue;
+    self->send(self->state.device_actors[g->second.device], dereg_atom::value, handle);
+    self->state.graphs.erase(g);
+  }
+  for (auto& [step_id, step] : self->state.steps) {
+    if (step.session_id == session_id) step.context->Abort(why);
+  }
+  self->state.sessions.erase(it);
+}
+
+caf::result<wire::RunGraphResponse> RunGraph(WorkerPointer self, wire::RunGraphRequest& req) {
+  WorkerState& st = self->state;
+  const int64_t step_id = req.step_id;
+  if (st.finished.Contains(step_id)) {
+    return ErrorResponse(errors::InvalidArgument("RunGraph: step ", step_id,
+                                                 " already ran on ", st.task_name));
+  }
+  auto session = st.sessions.find(req.session_id);
+  if (session == st.sessions.end()) {
+    return ErrorResponse(errors::FailedPrecondition(
+        "RunGraph: session ", req.session_id, " is not open on ", st.task_name));
+  }
+  WorkerStep& step = GetOrCreateStep(self, step_id);
+  auto fail = [&](const Status& s) {
+    HandlerScope scope(self);
+    step.context->Abort(s);
+    FinishStep(self, step_id);
+    return ErrorResponse(s);
+  };
+  if (step.has_run) {
+    // Leave the running step alone; this request is the mistake.
+    return ErrorResponse(errors::InvalidArgument("RunGraph: step ", step_id,
+                                                 " is already running on ", st.task_name));
+  }
+  step.has_run = true;
+  step.session_id = req.session_id;
+  if (step.context->aborted()) return fail(step.context->status());
+  std::vector<CallFrame> frames;
+  std::vector<int> devices;
+  frames.reserve(req.partitions.size());
+  devices.reserve(req.partitions.size());
+  for (wire::PartitionCall& call : req.partitions) {
+    auto g = st.graphs.find(call.handle);
+    if (g == st.graphs.end() || g->second.session_id != req.session_id) {
+      return fail(errors::NotFound("RunGraph: partition handle ", call.handle,
+                                   " is not registered on ", st.task_name, " for session ",
+                                   req.session_id));
+    }
+    if (static_cast<int32_t>(call.args.size()) != g->second.num_args) {
+      return fail(errors::InvalidArgument("RunGraph: partition ", call.handle, " on ",
+                                          st.devices[g->second.device].name, " takes ",
+                                          g->second.num_args, " arguments, got ",
+                                          call.args.size()));
+    }
+    frames.emplace_back(std::move(call.args), g->second.num_retvals);
+    devices.push_back(g->second.device);
+  }
+  if (frames.empty()) return wire::RunGraphResponse{};
+  step.context->set_remote_sender(session->second.router);
+  worker_actor me = caf::actor_cast<worker_actor>(self);
+  step.context->Start(std::move(frames), [me, step_id] {
+    SendFromAnyThread(me, step_done_atom::value, step_id);
+  });
+  step.promise = self->make_response_promise<wire::RunGraphResponse>();
+  for (size_t i = 0; i < devices.size(); ++i) {
+    self->send(st.device_actors[devices[i]], run_part_atom::value, step.context,
+               static_cast<int32_t>(i), req.partitions[i].handle);
+  }
+  return step.promise;
+}
+
+void StepDone(WorkerPointer self, int64_t step_id) {
+  auto it = self->state.steps.find(step_id);
+  if (it == self->state.steps.end() || !it->second.has_run) return;
+  WorkerStep& step = it->second;
+  wire::RunGraphResponse response;
+  Status s = step.context->status();
+  if (s.ok()) {
+    response.partitions.resize(step.context->num_partitions());
+    for (int i = 0; i < step.context->num_partitions() && s.ok(); ++i) {
+      s = step.context->ConsumeRetvals(i, &response.partitions[i].retvals);
+    }
+  }
+  if (!s.ok()) response = ErrorResponse(s);
+  step.promise.deliver(std::move(response));
+  FinishStep(self, step_id);
+}
+
+caf::result<wire::RegisterGraphResponse> RegisterGraph(WorkerPointer self,
+                                                       wire::RegisterGraphRequest& req) {
+  WorkerState& st = self->state;
+  wire::RegisterGraphResponse failure;
+  if (st.sessions.count(req.session_id) == 0) {
+    failure.status = wire::ToWire(errors::FailedPrecondition(
+        "RegisterGraph: session ", req.session_id, " is not open on ", st.task_name));
+    return failure;
+  }
+  int device = -1;
+  for (size_t i = 0; i < st.devices.size(); ++i) {
+    if (st.devices[i].name == req.device) device = static_cast<int>(i);
+  }
+  if (device < 0) {
+    std::string known;
+    for (const auto& d : st.devices) known += (known.empty() ? "" : ", ") + d.name;
+    failure.status = wire::ToWire(errors::InvalidArgument(
+        "RegisterGraph: device '", req.device, "' is not on ", st.task_name,
+        " (it has: ", known, ")"));
+    return failure;
+  }
+  const int64_t handle = st.next_handle++;
+  const int64_t session_id = req.session_id;
+  auto promise = self->make_response_promise<wire::RegisterGraphResponse>();
+  self->request(st.device_actors[device], caf::infinite, reg_graph_atom::value, handle,
+                std::move(req.graph_def))
+      .then(
+          [=](wire::RegisterGraphResponse& response) mutable {
+            if (response.status.code == 0) {
+              auto session = self->state.sessions.find(session_id);
+              if (session == self->state.sessions.end()) {
+                // Closed while the partition was built: nobody will run it.
+                self->send(self->state.device_actors[device], dereg_atom::value, handle);
+              } else {
+                session->second.handles.insert(handle);
+                self->state.graphs[handle] = RegisteredGraph{
+                    session_id, device, response.num_args, response.num_retvals};
+              }
+            }
+            promise.deliver(std::move(response));
+          },
+          [=](caf::error& err) mutable {
+            wire::RegisterGraphResponse response;
+            response.status = wire::ToWire(errors::Internal(
+                "RegisterGraph: device actor failed: ", self->system().render(err)));
+            promise.deliver(std::move(response));
+          });
+  return promise;
+}
+
+wire::WireStatus OpenSessionOnWorker(WorkerPointer self, OpenSession& req) {
+  WorkerState& st = self->state;
+  auto router = std::make_shared<PeerRouter>();
+  for (PeerWorker& peer : req.peers) {
+    for (std::string& device : peer.devices) {
+      const bool local = std::find(st.local_names->begin(), st.local_names->end(), device) !=
+                         st.local_names->end();
+      if (!local) router->Add(device, caf::actor_cast<worker_actor>(peer.worker));
+    }
+  }
+  if (st.sessions.count(req.session_id) != 0) {
+    return wire::ToWire(errors::AlreadyExists("session ", req.session_id,
+                                              " is already open on ", st.task_name));
+  }
+  if (req.master) self->monitor(req.master);
+  WorkerSession& session = st.sessions[req.session_id];
+  session.master = req.master;
+  session.router = std::move(router);
+  return wire::WireStatus{};
+}
+
+void Sweep(WorkerPointer self) {
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = self->state.steps.begin(); it != self->state.steps.end();) {
+    const bool orphan = !it->second.has_run &&
+                        now - it->second.context->created() > kOrphanStepLifetime;
+    it = orphan ? self->state.steps.erase(it) : std::next(it);
+  }
+  self->delayed_send(self, kSweepPeriod, sweep_atom::value);
+}
+
+worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions options) {
+  WorkerState& st = self->state;
+  st.task_name = "/job:" + options.job + "/replica:" + std::to_string(options.replica) +
+                 "/task:" + std::to_string(options.task);
+  const int num_devices = std::max(1, options.num_cpu_devices);
+  int threads = options.threads_per_device;
+  if (threads <= 0) {
+    threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / num_devices);
+  }
+  auto names = std::make_shared<LocalDeviceNames>();
+  for (int i = 0; i < num_devices; ++i) {
+    DeviceActorOptions device;
+    device.name = CanonicalDeviceName(options.job, options.replica, options.task, "CPU", i);
+    device.num_threads = threads;
+    device.incarnation = NewIncarnation();
+    st.devices.push_back(wire::DeviceInfo{device.name, device.type, device.incarnation});
+    st.device_actors.push_back(SpawnDeviceActor(self, device));
+    names->push_back(device.name);
+  }
+  st.local_names = std::move(names);
+  self->set_down_handler([=](caf::down_msg& down) {
+    std::vector<int64_t> orphaned;
+    for (const auto& [id, session] : self->state.sessions) {
+      if (session.master.address() == down.source) orphaned.push_back(id);
+    }
+    for (int64_t id : orphaned) {
+      CloseSession(self, id,
+                   errors::Aborted("the master of session ", id, " went away"));
+    }
+  });
+  self->delayed_send(self, kSweepPeriod, sweep_atom::value);
+  return {
+      [=](list_dev_atom) { return self->state.devices; },
+      [=](open_sess_atom, OpenSession& req) { return OpenSessionOnWorker(self, req); },
+      [=](close_sess_atom, int64_t session_id) {
+        CloseSession(self, session_id, errors::Cancelled("session ", session_id, " closed"));
+      },
+      [=](reg_graph_atom, wire::RegisterGraphRequest& req) { return RegisterGraph(self, req); },
+      [=](dereg_atom, int64_t session_id, int64_t handle) {
+        auto g = self->state.graphs.find(handle);
+        if (g == self->state.graphs.end() || g->second.session_id != session_id) return;
+        self->send(self->state.device_actors[g->second.device], dereg_atom::value, handle);
+        auto session = self->state.sessions.find(session_id);
+        if (session != self->state.sessions.end()) session->second.handles.erase(handle);
+        self->state.graphs.erase(g);
+      },
+      [=](run_graph_atom, wire::RunGraphRequest& req) { return RunGraph(self, req); },
+      [=](push_atom, wire::TensorPush& push) {
+        if (self->state.finished.Contains(push.step_id)) return;
+        WorkerStep& step = GetOrCreateStep(self, push.step_id);
+        HandlerScope scope(self);
+        // An error means the step was aborted or the key sent twice; the
+        // step's own status already tells the master.
+        (void)step.context->rendezvous()->DeliverLocal(push.key, push.value, push.is_dead);
+      },
+      [=](abort_step_atom, int64_t step_id, const wire::WireStatus& why) {
+        if (self->state.finished.Contains(step_id)) return;
+        WorkerStep& step = GetOrCreateStep(self, step_id);
+        HandlerScope scope(self);
+        step.context->Abort(wire::FromWire(why));
+      },
+      [=](step_done_atom, int64_t step_id) { StepDone(self, step_id); },
+      [=](sweep_atom) { Sweep(self); },
+  };
+}
+
+}  // namespace
+
+void RecentSteps::Add(int64_t step_id) {
+  if (!set_.insert(step_id).second) return;
+  order_.push_back(step_id);
+  if (order_.size() > kCapacity) {
+    set_.erase(order_.front());
+    order_.pop_front();
+  }
+}
+
+Status PeerRouter::Send(int64_t step_id, const std::string& key, std::string_view dst_device,
+                        const Tensor& value, bool is_dead) const {
+  for (const auto& [device, worker] : routes_) {
+    if (device == dst_device) {
+      SendFromAnyThread(worker, push_atom::value,
+                        wire::TensorPush{step_id, key, value, is_dead});
+      return Status::OK();
+    }
+  }
+  return errors::Unavailable("step ", step_id, ": no worker of the session owns device '",
+                             dst_device, "' (rendezvous key '", key, "')");
+}
+
+worker_actor SpawnWorkerActor(caf::actor_system& system, const WorkerOptions& options) {
+  return system.spawn(WorkerBehavior, options);
+}
+
+}  // namespace af::actors

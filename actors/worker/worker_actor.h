@@ -1,0 +1,26 @@
+// Worker actor: one per process (task). It owns the process's device
+// actors, registers partitions on them, runs steps (one RunGraph per step
+// from the master, fanned out to the devices), routes tensors whose Recv
+// lives in another process (one push message per tensor) and aborts and
+// cleans up steps.
+#pragma once
+
+#include <string>
+
+#include <caf/fwd.hpp>
+
+#include "actors/interfaces.h"
+
+namespace af::actors {
+
+struct WorkerOptions {
+  std::string job = "localhost";
+  int replica = 0;
+  int task = 0;
+  int num_cpu_devices = 1;
+  int threads_per_device = 0;  // 0: the cores shared among the devices
+};
+
+worker_actor SpawnWorkerActor(caf::actor_system& system, const WorkerOptions& options);
+
+}  // namespace af::actors

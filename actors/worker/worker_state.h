@@ -1,0 +1,81 @@
+// The worker actor's bookkeeping: sessions opened by masters, registered
+// partitions, and the steps it knows about.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include <caf/typed_response_promise.hpp>
+
+#include "actors/interfaces.h"
+#include "actors/worker/step_context.h"
+
+namespace af::actors {
+
+// Where Sends to other processes go for one session: device -> worker.
+class PeerRouter final : public RemoteSender {
+ public:
+  void Add(std::string device, worker_actor worker) {
+    routes_.emplace_back(std::move(device), std::move(worker));
+  }
+  Status Send(int64_t step_id, const std::string& key, std::string_view dst_device,
+              const Tensor& value, bool is_dead) const override;
+
+ private:
+  std::vector<std::pair<std::string, worker_actor>> routes_;
+};
+
+struct WorkerSession {
+  caf::actor master;
+  std::shared_ptr<const PeerRouter> router;
+  std::unordered_set<int64_t> handles;
+};
+
+struct RegisteredGraph {
+  int64_t session_id = 0;
+  int device = 0;  // index into the worker's devices
+  int32_t num_args = 0;
+  int32_t num_retvals = 0;
+};
+
+struct WorkerStep {
+  std::shared_ptr<StepContext> context;
+  int64_t session_id = 0;
+  bool has_run = false;  // RunGraph arrived (else only pushes or an abort)
+  caf::typed_response_promise<wire::RunGraphResponse> promise;
+};
+
+// Step ids that finished here lately, so that a late push or abort for
+// them does not resurrect the step.
+class RecentSteps {
+ public:
+  void Add(int64_t step_id);
+  bool Contains(int64_t step_id) const { return set_.count(step_id) != 0; }
+
+ private:
+  static constexpr size_t kCapacity = 4096;
+  std::deque<int64_t> order_;
+  std::unordered_set<int64_t> set_;
+};
+
+struct WorkerState {
+  std::string task_name;  // "/job:J/replica:R/task:T"
+  std::vector<wire::DeviceInfo> devices;
+  std::vector<device_actor> device_actors;
+  std::shared_ptr<const LocalDeviceNames> local_names;
+  std::unordered_map<int64_t, WorkerSession> sessions;
+  std::unordered_map<int64_t, RegisteredGraph> graphs;  // by handle
+  int64_t next_handle = 1;
+  std::unordered_map<int64_t, WorkerStep> steps;
+  RecentSteps finished;
+  static inline const char* name = "af.worker";
+};
+
+}  // namespace af::actors

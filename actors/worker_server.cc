@@ -1,0 +1,71 @@
+#include "actors/worker_server.h"
+
+#include <caf/actor_system.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/send.hpp>
+
+#include "actors/actor_system_holder.h"
+#include "actors/worker/worker_actor.h"
+#include "core/device_name.h"
+
+namespace af {
+
+struct WorkerServer::Impl {
+  std::shared_ptr<caf::actor_system> system;
+  actors::worker_actor worker;
+  uint16_t port = 0;
+  std::vector<std::string> device_names;
+
+  void Stop() {
+    if (!worker) return;
+    caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
+    worker = nullptr;
+  }
+};
+
+WorkerServer::WorkerServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+WorkerServer::~WorkerServer() { Stop(); }
+
+Status WorkerServer::Start(const WorkerServerOptions& options,
+                           std::unique_ptr<WorkerServer>* out) {
+  if (options.num_cpu_devices < 1) {
+    return errors::InvalidArgument("server: --cpus must be at least 1, got ",
+                                   options.num_cpu_devices);
+  }
+  if (options.task < 0) {
+    return errors::InvalidArgument("server: --task must not be negative, got ", options.task);
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->system = actors::AcquireActorSystem();
+  actors::WorkerOptions worker;
+  worker.job = options.job;
+  worker.task = options.task;
+  worker.num_cpu_devices = options.num_cpu_devices;
+  worker.threads_per_device = options.threads_per_device;
+  impl->worker = actors::SpawnWorkerActor(*impl->system, worker);
+  for (int i = 0; i < options.num_cpu_devices; ++i) {
+    impl->device_names.push_back(CanonicalDeviceName(options.job, 0, options.task, "CPU", i));
+  }
+  auto port = impl->system->middleman().publish(impl->worker, options.port,
+                                                options.host.c_str(), /*reuse_addr=*/true);
+  if (!port) {
+    Status s = errors::Unavailable("server: cannot listen on ", options.host, ":", options.port,
+                                   ": ", impl->system->render(port.error()));
+    impl->Stop();
+    return s;
+  }
+  impl->port = *port;
+  out->reset(new WorkerServer(std::move(impl)));
+  return Status::OK();
+}
+
+uint16_t WorkerServer::port() const { return impl_->port; }
+
+const std::vector<std::string>& WorkerServer::device_names() const {
+  return impl_->device_names;
+}
+
+void WorkerServer::Stop() { impl_->Stop(); }
+
+}  // namespace af

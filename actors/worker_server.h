@@ -1,0 +1,42 @@
+// WorkerServer: this process as a worker of other processes' sessions. It
+// runs a worker actor (devices /job:J/replica:0/task:T/device:CPU:i) and
+// publishes it on host:port for masters to connect to. No CAF here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace af {
+
+struct WorkerServerOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;  // 0: any free port (see WorkerServer::port())
+  std::string job = "worker";
+  int task = 0;
+  int num_cpu_devices = 1;
+  int threads_per_device = 0;  // 0: the machine's cores shared among the devices
+};
+
+class WorkerServer {
+ public:
+  static Status Start(const WorkerServerOptions& options, std::unique_ptr<WorkerServer>* out);
+  ~WorkerServer();  // stops
+  WorkerServer(const WorkerServer&) = delete;
+  WorkerServer& operator=(const WorkerServer&) = delete;
+
+  uint16_t port() const;
+  const std::vector<std::string>& device_names() const;
+  // Stops the worker; sessions using it see it go away.
+  void Stop();
+
+ private:
+  struct Impl;
+  explicit WorkerServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace af

@@ -1,0 +1,88 @@
+#include "bench/bench_util.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/types.h"
+
+namespace af::bench {
+
+double TimePerCall(const std::function<void()>& fn, double min_seconds, int min_iters,
+                   int warmup) {
+  using Clock = std::chrono::steady_clock;
+  for (int i = 0; i < warmup; ++i) fn();
+  // Calibrate: how many calls fill a fifth of the budget.
+  int64_t batch = 1;
+  for (;;) {
+    const auto t0 = Clock::now();
+    for (int64_t i = 0; i < batch; ++i) fn();
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (s >= min_seconds / 5 || batch >= (int64_t{1} << 30)) break;
+    batch = s <= 0 ? batch * 10 : std::max(batch + 1, static_cast<int64_t>(batch * (min_seconds / 5) / s));
+  }
+  batch = std::max<int64_t>(batch, min_iters);
+  std::vector<double> per_call;
+  for (int b = 0; b < 5; ++b) {
+    const auto t0 = Clock::now();
+    for (int64_t i = 0; i < batch; ++i) fn();
+    per_call.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / batch);
+  }
+  std::sort(per_call.begin(), per_call.end());
+  return per_call[per_call.size() / 2];
+}
+
+void PrintResult(const std::string& bench, const std::string& case_name,
+                 const std::string& extra_json_fields, const std::string& metric,
+                 double value, const std::string& unit) {
+  std::printf("{\"bench\":\"%s\",\"case\":\"%s\",%s%s\"metric\":\"%s\",\"value\":%.6g,"
+              "\"unit\":\"%s\"}\n",
+              bench.c_str(), case_name.c_str(), extra_json_fields.c_str(),
+              extra_json_fields.empty() ? "" : ",", metric.c_str(), value, unit.c_str());
+  std::fflush(stdout);
+}
+
+void CheckOk(const Status& s, const std::string& what) {
+  if (s.ok()) return;
+  std::fprintf(stderr, "benchmark setup failed (%s): %s\n", what.c_str(), s.ToString().c_str());
+  std::exit(1);
+}
+
+tensorflow::NodeDef* AddNode(tensorflow::GraphDef* g, const std::string& name,
+                             const std::string& op, const std::vector<std::string>& inputs) {
+  tensorflow::NodeDef* n = g->add_node();
+  n->set_name(name);
+  n->set_op(op);
+  for (const auto& in : inputs) n->add_input(in);
+  return n;
+}
+
+void SetTypeAttr(tensorflow::NodeDef* n, const std::string& attr, int dtype) {
+  (*n->mutable_attr())[attr].set_type(static_cast<tensorflow::DataType>(dtype));
+}
+
+void SetIntAttr(tensorflow::NodeDef* n, const std::string& attr, int64_t v) {
+  (*n->mutable_attr())[attr].set_i(v);
+}
+
+void SetStringAttr(tensorflow::NodeDef* n, const std::string& attr, const std::string& v) {
+  (*n->mutable_attr())[attr].set_s(v);
+}
+
+void SetBoolAttr(tensorflow::NodeDef* n, const std::string& attr, bool v) {
+  (*n->mutable_attr())[attr].set_b(v);
+}
+
+tensorflow::NodeDef* AddScalarConst(tensorflow::GraphDef* g, const std::string& name,
+                                    int32_t value, const std::string& control_input) {
+  tensorflow::NodeDef* n =
+      AddNode(g, name, "Const", control_input.empty() ? std::vector<std::string>{}
+                                                      : std::vector<std::string>{"^" + control_input});
+  SetTypeAttr(n, "dtype", DT_INT32);
+  tensorflow::TensorProto* t = (*n->mutable_attr())["value"].mutable_tensor();
+  t->set_dtype(tensorflow::DT_INT32);
+  t->mutable_tensor_shape();
+  t->add_int_val(value);
+  return n;
+}
+
+}  // namespace af::bench

@@ -1,0 +1,40 @@
+// Shared pieces of the benchmark programs: timing loops, JSON-lines output
+// (DESIGN.md §5) and tiny GraphDef builders.
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "proto/graph.pb.h"
+
+namespace af::bench {
+
+// Runs fn repeatedly for at least `min_seconds` (and `min_iters`) after
+// `warmup` calls; returns seconds per call (median of 5 batches).
+double TimePerCall(const std::function<void()>& fn, double min_seconds = 0.5,
+                   int min_iters = 3, int warmup = 2);
+
+// {"bench":..., "case":..., <extra>, "metric":..., "value":..., "unit":...}
+void PrintResult(const std::string& bench, const std::string& case_name,
+                 const std::string& extra_json_fields, const std::string& metric,
+                 double value, const std::string& unit);
+
+// Exits with a message when a setup step fails: a benchmark has no
+// meaningful figure to print then.
+void CheckOk(const Status& s, const std::string& what);
+
+// GraphDef building.
+tensorflow::NodeDef* AddNode(tensorflow::GraphDef* g, const std::string& name,
+                             const std::string& op, const std::vector<std::string>& inputs);
+void SetTypeAttr(tensorflow::NodeDef* n, const std::string& attr, int dtype);
+void SetIntAttr(tensorflow::NodeDef* n, const std::string& attr, int64_t v);
+void SetStringAttr(tensorflow::NodeDef* n, const std::string& attr, const std::string& v);
+void SetBoolAttr(tensorflow::NodeDef* n, const std::string& attr, bool v);
+tensorflow::NodeDef* AddScalarConst(tensorflow::GraphDef* g, const std::string& name,
+                                    int32_t value, const std::string& control_input = "");
+
+}  // namespace af::bench

@@ -1,0 +1,70 @@
+// bench/executor: TensorFlow's BM_executor shapes, random DAGs of NoOps
+// joined by control edges, run through Session::Run of a cached step.
+// Prints nodes/s on one CPU device and on two.
+#include <random>
+
+#include "bench/bench_util.h"
+#include "client/session.h"
+
+namespace af::bench {
+namespace {
+
+// Layer by layer: a random subset of the current frontier joins into one
+// node, which fans out to 1..width new nodes. A final sink depends on every
+// leaf so that one target runs the whole graph.
+tensorflow::GraphDef RandomNoOpDag(int width, int depth, int64_t* num_nodes) {
+  std::mt19937 rng(1729);
+  tensorflow::GraphDef g;
+  int64_t next = 0;
+  auto new_node = [&](const std::vector<std::string>& deps) {
+    std::vector<std::string> inputs;
+    for (const auto& d : deps) inputs.push_back("^" + d);
+    const std::string name = "n" + std::to_string(next++);
+    AddNode(&g, name, "NoOp", inputs);
+    return name;
+  };
+  std::vector<std::string> frontier;
+  const int first = 1 + static_cast<int>(rng() % width);
+  for (int i = 0; i < first; ++i) frontier.push_back(new_node({}));
+  for (int d = 0; d < depth; ++d) {
+    std::shuffle(frontier.begin(), frontier.end(), rng);
+    const size_t take = 1 + rng() % frontier.size();
+    std::vector<std::string> joined(frontier.end() - static_cast<long>(take), frontier.end());
+    frontier.resize(frontier.size() - take);
+    const std::string join = new_node(joined);
+    const int fan = 1 + static_cast<int>(rng() % width);
+    for (int i = 0; i < fan; ++i) frontier.push_back(new_node({join}));
+  }
+  std::vector<std::string> leaves = frontier;
+  AddNode(&g, "sink", "NoOp", {});
+  for (const auto& leaf : leaves) g.mutable_node(g.node_size() - 1)->add_input("^" + leaf);
+  *num_nodes = next + 1;
+  return g;
+}
+
+void Run(int width, int depth, int devices) {
+  int64_t nodes = 0;
+  tensorflow::GraphDef g = RandomNoOpDag(width, depth, &nodes);
+  SessionOptions options;
+  options.num_cpu_devices = devices;
+  std::unique_ptr<Session> session;
+  CheckOk(Session::Create(options, &session), "create session");
+  CheckOk(session->Extend(g), "extend");
+  std::vector<Tensor> out;
+  const double seconds = TimePerCall(
+      [&] { CheckOk(session->Run({}, {}, {"sink"}, &out), "run"); }, 1.0, 3, 1);
+  const std::string name = std::to_string(width) + "x" + std::to_string(depth);
+  PrintResult("executor", name,
+              "\"devices\":" + std::to_string(devices) + ",\"nodes\":" + std::to_string(nodes),
+              "nodes_per_s", static_cast<double>(nodes) / seconds, "1/s");
+}
+
+}  // namespace
+}  // namespace af::bench
+
+int main() {
+  const int shapes[][2] = {{16, 1024}, {32, 8192}, {1024, 16}, {8192, 32}, {1024, 1024}};
+  for (int devices : {1, 2})
+    for (const auto& s : shapes) af::bench::Run(s[0], s[1], devices);
+  return 0;
+}

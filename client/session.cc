@@ -1,0 +1,72 @@
+#include "client/session.h"
+
+#include <chrono>
+
+#include "actors/runtime_handle.h"
+
+namespace af {
+namespace {
+
+RuntimeHandle::Clock::time_point Deadline(int64_t timeout_ms) {
+  return RuntimeHandle::Clock::now() + std::chrono::milliseconds(timeout_ms);
+}
+
+}  // namespace
+
+Session::Session(const SessionOptions& options, std::unique_ptr<RuntimeHandle> runtime)
+    : options_(options), runtime_(std::move(runtime)) {}
+
+Session::~Session() = default;
+
+Status Session::Create(const SessionOptions& options, std::unique_ptr<Session>* out) {
+  if (options.setup_timeout_ms <= 0 || options.default_timeout_ms <= 0) {
+    return errors::InvalidArgument("Session: timeouts must be positive (setup ",
+                                   options.setup_timeout_ms, " ms, default ",
+                                   options.default_timeout_ms, " ms)");
+  }
+  if (options.threads_per_device < 0) {
+    return errors::InvalidArgument("Session: threads_per_device must not be negative, got ",
+                                   options.threads_per_device);
+  }
+  RuntimeOptions runtime_options;
+  runtime_options.num_cpu_devices = options.num_cpu_devices;
+  runtime_options.threads_per_device = options.threads_per_device;
+  runtime_options.remote_workers = options.remote_workers;
+  runtime_options.setup_timeout = std::chrono::milliseconds(options.setup_timeout_ms);
+  std::unique_ptr<RuntimeHandle> runtime;
+  AF_RETURN_IF_ERROR(RuntimeHandle::Create(runtime_options, &runtime));
+  out->reset(new Session(options, std::move(runtime)));
+  return Status::OK();
+}
+
+Status Session::Extend(const tensorflow::GraphDef& graph) {
+  return runtime_->Extend(graph, Deadline(options_.default_timeout_ms));
+}
+
+Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                    const std::vector<std::string>& fetches,
+                    const std::vector<std::string>& targets, std::vector<Tensor>* outputs) {
+  return Run(RunOptions{}, feeds, fetches, targets, outputs);
+}
+
+Status Session::Run(const RunOptions& run_options,
+                    const std::vector<std::pair<std::string, Tensor>>& feeds,
+                    const std::vector<std::string>& fetches,
+                    const std::vector<std::string>& targets, std::vector<Tensor>* outputs) {
+  if (outputs == nullptr) return errors::InvalidArgument("Run: outputs must not be null");
+  if (run_options.timeout_ms < 0) {
+    return errors::InvalidArgument("Run: timeout_ms must not be negative, got ",
+                                   run_options.timeout_ms);
+  }
+  const int64_t timeout =
+      run_options.timeout_ms > 0 ? run_options.timeout_ms : options_.default_timeout_ms;
+  return runtime_->Run(feeds, fetches, targets, outputs, Deadline(timeout));
+}
+
+const std::vector<DeviceAttributes>& Session::ListDevices() const { return runtime_->devices(); }
+
+Status Session::Close() {
+  return runtime_->Close(Deadline(options_.default_timeout_ms));
+}
+
+}  // namespace af

@@ -1,0 +1,84 @@
+// Session: runs steps of a graph, in this process or across worker
+// processes, as TensorFlow's C++ Session does.
+//
+//   std::unique_ptr<Session> session;
+//   AF_RETURN_IF_ERROR(Session::Create(SessionOptions{}, &session));
+//   AF_RETURN_IF_ERROR(session->Extend(graph_def));
+//   std::vector<Tensor> out;
+//   AF_RETURN_IF_ERROR(session->Run({{"x:0", x}}, {"y:0"}, {}, &out));
+//
+// Run may be called from many threads at once; each call is one step.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "proto/graph.pb.h"
+#include "runtime/step_plan.h"
+
+namespace af {
+
+class RuntimeHandle;
+
+struct SessionOptions {
+  // Local CPU devices: /job:localhost/replica:0/task:0/device:CPU:0..N-1.
+  int num_cpu_devices = 1;
+  // Threads of each device's pool; 0 shares the machine's cores among the
+  // devices.
+  int threads_per_device = 0;
+  // Worker processes ("host:port") started with `actorflow server`; their
+  // devices join the session's.
+  std::vector<std::string> remote_workers;
+  // Bound on connecting to the workers and discovering their devices.
+  int64_t setup_timeout_ms = 10000;
+  // Deadline of a Run or Extend without its own.
+  int64_t default_timeout_ms = 60000;
+};
+
+struct RunOptions {
+  // 0: the session's default. A step past it fails with DEADLINE_EXCEEDED
+  // and is aborted on every worker.
+  int64_t timeout_ms = 0;
+};
+
+class Session {
+ public:
+  static Status Create(const SessionOptions& options, std::unique_ptr<Session>* out);
+  ~Session();  // closes
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Adds nodes to the session graph. A node whose name is already taken
+  // is INVALID_ARGUMENT and leaves the graph as it was.
+  Status Extend(const tensorflow::GraphDef& graph);
+
+  // Feeds "name:port" tensors, computes `fetches` ("name:port"; "name" means
+  // port 0) and runs `targets` (node names) for their effects. `outputs`
+  // gets one tensor per fetch, in order.
+  Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+             const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+             std::vector<Tensor>* outputs);
+  Status Run(const RunOptions& run_options,
+             const std::vector<std::pair<std::string, Tensor>>& feeds,
+             const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+             std::vector<Tensor>* outputs);
+
+  // Every device the session may place nodes on.
+  const std::vector<DeviceAttributes>& ListDevices() const;
+
+  // Ends running steps (CANCELLED) and frees the session's state on every
+  // worker. Later calls fail with FAILED_PRECONDITION.
+  Status Close();
+
+ private:
+  Session(const SessionOptions& options, std::unique_ptr<RuntimeHandle> runtime);
+  SessionOptions options_;
+  std::unique_ptr<RuntimeHandle> runtime_;
+};
+
+}  // namespace af

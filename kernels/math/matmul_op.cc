@@ -1,0 +1,106 @@
+// MatMul: C = op(A) * op(B) for 2-D A and B, op optionally transposing.
+// float goes to oneDNN's sgemm; double and the integer types use Eigen's
+// dense product on mapped row-major buffers.
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
+#include <type_traits>
+
+#include "core/kernel_registry.h"
+#include "core/op_kernel.h"
+#include "kernels/eigen_core.h"
+
+namespace af {
+
+namespace {
+
+template <typename T>
+using RowMajorMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// out (m x n) = op(a) * op(b), where op(a) is m x k and op(b) is k x n; a and
+// b are stored row-major untransposed.
+template <typename T>
+Status Gemm(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k, const T* a,
+            const T* b, T* out) {
+  if constexpr (std::is_same_v<T, float>) {
+    const dnnl_dim_t lda = transpose_a ? m : k;
+    const dnnl_dim_t ldb = transpose_b ? k : n;
+    const dnnl_status_t s = dnnl_sgemm(transpose_a ? 'T' : 'N', transpose_b ? 'T' : 'N', m, n, k,
+                                       1.0f, a, lda, b, ldb, 0.0f, out, n);
+    if (s != dnnl_success)
+      return errors::Internal("oneDNN sgemm failed with status ", static_cast<int>(s));
+    return Status::OK();
+  } else {
+    using Matrix = RowMajorMatrix<T>;
+    Eigen::Map<const Matrix> ma(a, transpose_a ? k : m, transpose_a ? m : k);
+    Eigen::Map<const Matrix> mb(b, transpose_b ? n : k, transpose_b ? k : n);
+    Eigen::Map<Matrix> mc(out, m, n);
+    if (transpose_a && transpose_b) {
+      mc.noalias() = ma.transpose() * mb.transpose();
+    } else if (transpose_a) {
+      mc.noalias() = ma.transpose() * mb;
+    } else if (transpose_b) {
+      mc.noalias() = ma * mb.transpose();
+    } else {
+      mc.noalias() = ma * mb;
+    }
+    return Status::OK();
+  }
+}
+
+template <typename T>
+class MatMulOp : public OpKernel {
+ public:
+  explicit MatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_a", &transpose_a_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_b", &transpose_b_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
+    OP_REQUIRES(ctx, a.dims() == 2,
+                ctx->NodeError(errors::InvalidArgument(
+                    "In[0] is not a matrix. Instead it has shape ", a.shape().DebugString())));
+    OP_REQUIRES(ctx, b.dims() == 2,
+                ctx->NodeError(errors::InvalidArgument(
+                    "In[1] is not a matrix. Instead it has shape ", b.shape().DebugString())));
+    const int64_t m = a.dim_size(transpose_a_ ? 1 : 0);
+    const int64_t k = a.dim_size(transpose_a_ ? 0 : 1);
+    const int64_t kb = b.dim_size(transpose_b_ ? 1 : 0);
+    const int64_t n = b.dim_size(transpose_b_ ? 0 : 1);
+    OP_REQUIRES(ctx, k == kb,
+                ctx->NodeError(errors::InvalidArgument(
+                    "Matrix size-incompatible: In[0]: ", a.shape().DebugString(),
+                    ", In[1]: ", b.shape().DebugString())));
+
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape{m, n}, &out));
+    if (m == 0 || n == 0) return;
+    T* c = out->data<T>();
+    if (k == 0) {  // an empty sum
+      std::fill(c, c + m * n, T(0));
+      return;
+    }
+    Status s = Gemm(transpose_a_, transpose_b_, m, n, k, a.data<T>(), b.data<T>(), c);
+    OP_REQUIRES(ctx, s.ok(), ctx->NodeError(s));
+  }
+
+ private:
+  bool transpose_a_ = false;
+  bool transpose_b_ = false;
+};
+
+}  // namespace
+
+#define AF_REGISTER_MATMUL(T)                                                           \
+  REGISTER_KERNEL_BUILDER(                                                              \
+      KernelDefBuilder("MatMul").Device(DEVICE_CPU).TypeConstraint<T>("T").Expensive(), \
+      MatMulOp<T>)
+AF_REGISTER_MATMUL(float);
+AF_REGISTER_MATMUL(double);
+AF_REGISTER_MATMUL(int32_t);
+AF_REGISTER_MATMUL(int64_t);
+#undef AF_REGISTER_MATMUL
+
+}  // namespace af

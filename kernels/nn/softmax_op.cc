@@ -1,0 +1,48 @@
+// Softmax over the last dim: exp(x - max) / sum(exp(x - max)) per row.
+// Subtracting the row max keeps exp from overflowing for large logits.
+#include "core/kernel_registry.h"
+#include "core/op_kernel.h"
+#include "kernels/eigen_core.h"
+
+namespace af {
+
+namespace {
+
+template <typename T>
+class SoftmaxOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& logits = ctx->input(0);
+    OP_REQUIRES(ctx, logits.dims() >= 1,
+                ctx->NodeError(errors::InvalidArgument("logits must have >= 1 dimension, got ",
+                                                       logits.shape().DebugString())));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, logits.shape(), &out));
+    const int64_t depth = logits.dim_size(logits.dims() - 1);
+    const int64_t total = logits.NumElements();
+    if (total == 0) return;
+    const int64_t rows = total / depth;
+
+    using Row = Eigen::Array<T, Eigen::Dynamic, 1>;
+    const T* in = logits.data<T>();
+    T* res = out->data<T>();
+    for (int64_t r = 0; r < rows; ++r) {
+      Eigen::Map<const Row> x(in + r * depth, depth);
+      Eigen::Map<Row> y(res + r * depth, depth);
+      const T max = x.maxCoeff();
+      y = (x - max).exp();  // Eigen's vectorized exp
+      y *= T(1) / y.sum();
+    }
+  }
+};
+
+}  // namespace
+
+REGISTER_KERNEL_BUILDER(KernelDefBuilder("Softmax").Device(DEVICE_CPU).TypeConstraint<float>("T"),
+                        SoftmaxOp<float>);
+REGISTER_KERNEL_BUILDER(KernelDefBuilder("Softmax").Device(DEVICE_CPU).TypeConstraint<double>("T"),
+                        SoftmaxOp<double>);
+
+}  // namespace af

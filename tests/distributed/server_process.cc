@@ -1,0 +1,129 @@
+#include "tests/distributed/server_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
+
+extern char** environ;
+
+namespace af::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Spawns actorflow with stdout and stderr on a pipe; returns the pid.
+pid_t Spawn(const std::vector<std::string>& args, int* read_fd) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+  std::vector<std::string> argv_storage = {AF_ACTORFLOW_BIN};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, AF_ACTORFLOW_BIN, &actions, nullptr, argv.data(), environ) != 0) {
+    pid = -1;
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    return -1;
+  }
+  *read_fd = fds[0];
+  return pid;
+}
+
+// Reads what is available within `wait`; false at end of stream.
+bool ReadSome(int fd, std::string* into, std::chrono::milliseconds wait) {
+  pollfd p{fd, POLLIN, 0};
+  if (poll(&p, 1, static_cast<int>(wait.count())) <= 0) return true;
+  char buffer[4096];
+  const ssize_t n = read(fd, buffer, sizeof buffer);
+  if (n <= 0) return false;
+  into->append(buffer, static_cast<size_t>(n));
+  return true;
+}
+
+// Waits for `pid` until `deadline`; true with `status` once it exited.
+bool WaitUntil(pid_t pid, Clock::time_point deadline, int* status) {
+  while (true) {
+    const pid_t r = waitpid(pid, status, WNOHANG);
+    if (r == pid) return true;
+    if (r < 0) return true;  // not our child any more
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+}  // namespace
+
+ServerProcess::~ServerProcess() { Stop(SIGKILL, std::chrono::seconds(5)); }
+
+Status ServerProcess::Start(const std::vector<std::string>& args,
+                            std::chrono::milliseconds timeout) {
+  std::vector<std::string> full = {"server", "--port", "0", "--exit-with-parent"};
+  full.insert(full.end(), args.begin(), args.end());
+  pid_ = Spawn(full, &stdout_fd_);
+  if (pid_ < 0) return errors::Internal("cannot start ", AF_ACTORFLOW_BIN);
+  const auto deadline = Clock::now() + timeout;
+  const std::string marker = "listening on ";
+  while (Clock::now() < deadline) {
+    const size_t at = output_.find(marker);
+    const size_t eol = at == std::string::npos ? at : output_.find('\n', at);
+    if (eol != std::string::npos) {
+      const std::string address = output_.substr(at + marker.size(), eol - at - marker.size());
+      port_ = static_cast<uint16_t>(std::stoi(address.substr(address.rfind(':') + 1)));
+      return Status::OK();
+    }
+    if (!ReadSome(stdout_fd_, &output_, std::chrono::milliseconds(100))) break;
+  }
+  Stop(SIGKILL);
+  return errors::Unavailable("actorflow server did not start; output: ", output_);
+}
+
+int ServerProcess::Stop(int signal, std::chrono::milliseconds timeout) {
+  if (pid_ < 0) return -1;
+  int status = -1;
+  kill(pid_, signal);
+  if (!WaitUntil(pid_, Clock::now() + timeout, &status)) {
+    kill(pid_, SIGKILL);
+    WaitUntil(pid_, Clock::now() + std::chrono::seconds(10), &status);
+  }
+  while (stdout_fd_ >= 0 && ReadSome(stdout_fd_, &output_, std::chrono::milliseconds(0))) {
+    pollfd p{stdout_fd_, POLLIN, 0};
+    if (poll(&p, 1, 0) <= 0) break;
+  }
+  if (stdout_fd_ >= 0) close(stdout_fd_);
+  stdout_fd_ = -1;
+  pid_ = -1;
+  return status;
+}
+
+int RunActorflow(const std::vector<std::string>& args, std::string* output,
+                 std::chrono::milliseconds timeout) {
+  int fd = -1;
+  const pid_t pid = Spawn(args, &fd);
+  if (pid < 0) return -1;
+  const auto deadline = Clock::now() + timeout;
+  while (Clock::now() < deadline && ReadSome(fd, output, std::chrono::milliseconds(50))) {
+  }
+  int status = 0;
+  if (!WaitUntil(pid, deadline, &status)) {
+    kill(pid, SIGKILL);
+    WaitUntil(pid, Clock::now() + std::chrono::seconds(10), &status);
+  }
+  close(fd);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace af::testing

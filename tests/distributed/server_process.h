@@ -1,0 +1,48 @@
+// An `actorflow server` child process for tests: started with --port 0 (the
+// server picks a free port and prints it), killed in every path (the
+// destructor, and --exit-with-parent if this test process dies).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace af::testing {
+
+class ServerProcess {
+ public:
+  ServerProcess() = default;
+  ~ServerProcess();
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  // Starts the server with `args` after the subcommand and waits (at most
+  // `timeout`) for its "listening on" line.
+  Status Start(const std::vector<std::string>& args,
+               std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  uint16_t port() const { return port_; }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  const std::string& output() const { return output_; }
+
+  // Sends `signal` and waits up to `timeout` for the exit; escalates to
+  // SIGKILL after that. Returns the wait status, or -1 if not running.
+  int Stop(int signal, std::chrono::milliseconds timeout = std::chrono::seconds(10));
+
+ private:
+  pid_t pid_ = -1;
+  int stdout_fd_ = -1;
+  uint16_t port_ = 0;
+  std::string output_;
+};
+
+// Runs `actorflow ARGS...` to completion (at most `timeout`, then killed)
+// and returns its exit code (-1 if it did not exit normally).
+int RunActorflow(const std::vector<std::string>& args, std::string* output,
+                 std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+}  // namespace af::testing

@@ -1,0 +1,102 @@
+// Runs the built `actorflow` binary the way a user would.
+#include <boost/test/unit_test.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Result RunActorflow(const std::string& args) {
+  const std::string command = std::string(AF_ACTORFLOW_BIN) + " " + args + " 2>&1";
+  Result r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  BOOST_REQUIRE_MESSAGE(pipe != nullptr, "cannot run " << command);
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
+  const int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string Data(const std::string& file) { return std::string(AF_TEST_DATA_DIR) + "/" + file; }
+
+bool Contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+BOOST_AUTO_TEST_CASE(inspect_fc_layers_graph) {
+  Result r = RunActorflow("inspect " + Data("tf2onnx_fc_layers_frozen.pb"));
+  BOOST_TEST_INFO(r.output);
+  BOOST_TEST(r.exit_code == 0);
+  BOOST_TEST(Contains(r.output, "nodes: 24"));
+  BOOST_TEST(Contains(r.output, "parameters: 269,322 (1,077,288 bytes)"));
+  BOOST_TEST(Contains(r.output, "X  float [?,784]"));
+  BOOST_TEST(Contains(r.output, "output  float [?,10]"));
+  // Ops by count, ties by name.
+  const size_t identity = r.output.find("Identity"), constant = r.output.find("Const"),
+               bias_add = r.output.find("BiasAdd"), mat_mul = r.output.find("MatMul"),
+               relu = r.output.find("Relu "), placeholder = r.output.find("Placeholder");
+  BOOST_TEST(identity < constant);
+  BOOST_TEST(constant < bias_add);
+  BOOST_TEST(bias_add < mat_mul);
+  BOOST_TEST(mat_mul < relu);
+  BOOST_TEST(relu < placeholder);
+}
+
+BOOST_AUTO_TEST_CASE(inspect_other_graphs) {
+  Result r = RunActorflow("inspect " + Data("tf2onnx_regression_frozen.pb"));
+  BOOST_TEST_INFO(r.output);
+  BOOST_TEST(r.exit_code == 0);
+  BOOST_TEST(Contains(r.output, "parameters: 2 (8 bytes)"));
+  BOOST_TEST(Contains(r.output, "pred  float <unknown>"));
+
+  r = RunActorflow("inspect " + Data("chaow94_mnist_mlp_frozen.pb"));
+  BOOST_TEST(r.exit_code == 0);
+  // 784*128 + 128 + 128*32 + 32 + 32*10 + 10
+  BOOST_TEST(Contains(r.output, "parameters: 104,938"));
+  BOOST_TEST(Contains(r.output, "Placeholder  float [100,784]"));
+}
+
+BOOST_AUTO_TEST_CASE(inspect_errors_exit_non_zero_with_the_status) {
+  const std::string missing = Data("no_such_graph.pb");
+  Result r = RunActorflow("inspect " + missing);
+  BOOST_TEST_INFO(r.output);
+  BOOST_TEST(r.exit_code != 0);
+  BOOST_TEST(Contains(r.output, "NOT_FOUND"));
+  BOOST_TEST(Contains(r.output, missing));
+
+  r = RunActorflow("inspect " + Data("README.md"));  // not a GraphDef
+  BOOST_TEST(r.exit_code != 0);
+  BOOST_TEST(Contains(r.output, "README.md"));
+
+  r = RunActorflow("inspect");
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(Contains(r.output, "usage: actorflow inspect"));
+}
+
+BOOST_AUTO_TEST_CASE(help_lists_subcommands) {
+  for (const char* args : {"--help", "help", "-h"}) {
+    Result r = RunActorflow(args);
+    BOOST_TEST_INFO(args << ": " << r.output);
+    BOOST_TEST(r.exit_code == 0);
+    BOOST_TEST(Contains(r.output, "inspect"));
+  }
+  Result r = RunActorflow("help inspect");
+  BOOST_TEST(r.exit_code == 0);
+  BOOST_TEST(Contains(r.output, "usage: actorflow inspect GRAPH"));
+  r = RunActorflow("frobnicate");
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(Contains(r.output, "unknown command 'frobnicate'"));
+  r = RunActorflow("");
+  BOOST_TEST(r.exit_code == 2);
+}
+
+}  // namespace

@@ -1,0 +1,73 @@
+// `actorflow SUBCOMMAND ...`: finds the subcommand and runs it.
+#include <algorithm>
+#include <array>
+#include <iostream>
+
+#include "tools/subcommands.h"
+
+namespace af::tools {
+namespace {
+
+// New subcommands are listed here once they exist.
+const std::array<const Subcommand*, 3> kSubcommands = {&kInspectCommand, &kRunCommand,
+                                                       &kServerCommand};
+
+const Subcommand* FindSubcommand(std::string_view name) {
+  for (const Subcommand* c : kSubcommands) {
+    if (c->name == name) return c;
+  }
+  return nullptr;
+}
+
+void PrintHelp(std::ostream& os) {
+  os << "usage: actorflow <command> [args]\n\ncommands:\n";
+  for (const Subcommand* c : kSubcommands) {
+    os << "  " << c->name << std::string(12 - std::min<size_t>(c->name.size(), 11), ' ')
+       << c->summary << "\n";
+  }
+  os << "  help        show this list, or `actorflow help <command>` for one command\n";
+}
+
+bool IsHelpFlag(std::string_view arg) { return arg == "--help" || arg == "-h"; }
+
+int Main(const Args& args) {
+  if (args.empty()) {
+    PrintHelp(std::cerr);
+    return kExitUsage;
+  }
+  const std::string& name = args[0];
+  if (IsHelpFlag(name) || name == "help") {
+    if (args.size() < 2) {
+      PrintHelp(std::cout);
+      return kExitOk;
+    }
+    const Subcommand* c = FindSubcommand(args[1]);
+    if (c == nullptr) {
+      std::cerr << "actorflow: unknown command '" << args[1] << "'\n";
+      return kExitUsage;
+    }
+    std::cout << c->usage;
+    return kExitOk;
+  }
+  const Subcommand* c = FindSubcommand(name);
+  if (c == nullptr) {
+    std::cerr << "actorflow: unknown command '" << name << "'\n\n";
+    PrintHelp(std::cerr);
+    return kExitUsage;
+  }
+  const Args rest(args.begin() + 1, args.end());
+  for (const std::string& arg : rest) {
+    if (IsHelpFlag(arg)) {
+      std::cout << c->usage;
+      return kExitOk;
+    }
+  }
+  return c->run(rest, std::cout, std::cerr);
+}
+
+}  // namespace
+}  // namespace af::tools
+
+int main(int argc, char** argv) {
+  return af::tools::Main(af::tools::Args(argv + 1, argv + argc));
+}

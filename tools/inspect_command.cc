@@ -1,0 +1,67 @@
+// `actorflow inspect GRAPH`: what a GraphDef contains, at a glance.
+#include <algorithm>
+#include <iomanip>
+
+#include "graph/graph_def_import.h"
+#include "tools/graph_summary.h"
+#include "tools/subcommands.h"
+
+namespace af::tools {
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: actorflow inspect GRAPH\n"
+    "\n"
+    "Loads a GraphDef (binary .pb or text .pbtxt), checks it, and prints its node\n"
+    "count, ops by count, inputs (Placeholders), outputs (nodes that feed nothing)\n"
+    "and parameter count (elements of floating-point Consts and variables).\n";
+
+void PrintTensors(std::ostream& out, const char* title, const std::vector<TensorInfo>& tensors) {
+  out << title << " (" << tensors.size() << "):\n";
+  for (const TensorInfo& t : tensors) {
+    out << "  " << t.name << "  " << DataTypeString(t.dtype) << " " << t.shape.DebugString()
+        << "\n";
+  }
+}
+
+void PrintSummary(std::ostream& out, const std::string& path, const GraphSummary& s) {
+  out << "graph: " << path << "\n";
+  out << "nodes: " << WithThousandsSeparators(s.num_nodes) << "\n";
+  out << "ops (" << s.ops.size() << "):\n";
+  size_t width = 0;
+  for (const auto& [op, count] : s.ops) width = std::max(width, op.size());
+  for (const auto& [op, count] : s.ops) {
+    out << "  " << std::left << std::setw(static_cast<int>(width)) << op << "  "
+        << std::right << count << "\n";
+  }
+  PrintTensors(out, "inputs", s.inputs);
+  PrintTensors(out, "outputs", s.outputs);
+  out << "parameters: " << WithThousandsSeparators(s.parameters) << " ("
+      << WithThousandsSeparators(s.parameter_bytes) << " bytes)\n";
+}
+
+}  // namespace
+
+int InspectMain(const Args& args, std::ostream& out, std::ostream& err) {
+  if (args.size() != 1) {
+    err << kUsage;
+    return kExitUsage;
+  }
+  const std::string& path = args[0];
+  tensorflow::GraphDef def;
+  Status s = ReadGraphDefFile(path, &def);
+  Graph g;
+  if (s.ok()) s = ImportGraphDef(def, &g).WithContext(path);
+  if (!s.ok()) {
+    err << "actorflow inspect: " << s << "\n";
+    return kExitError;
+  }
+  PrintSummary(out, path, SummarizeGraph(g));
+  return kExitOk;
+}
+
+const Subcommand kInspectCommand = {
+    "inspect", "summarize a GraphDef: ops, inputs, outputs, parameter count", kUsage,
+    &InspectMain};
+
+}  // namespace af::tools

@@ -1,0 +1,142 @@
+// `actorflow run`: runs one step of a GraphDef through a Session, with
+// feeds read from .npy files, and prints and saves the fetched tensors.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include "client/session.h"
+#include "core/npy.h"
+#include "graph/graph_def_import.h"
+#include "tools/flags.h"
+#include "tools/subcommands.h"
+
+namespace af::tools {
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: actorflow run --graph G.pb|G.pbtxt [--feed NAME[:PORT]=FILE.npy ...]\n"
+    "                     --fetch NAME[:PORT] ... [--target NODE ...]\n"
+    "                     [--devices cpu:N] [--out DIR]\n"
+    "\n"
+    "Runs one step of the graph: feeds the named tensors from .npy files, computes\n"
+    "the fetches and runs the targets. Prints each fetched tensor's dtype, shape\n"
+    "and first values; with --out writes DIR/<name>_<port>.npy ('/' in names\n"
+    "becomes '_'). An error prints the Status and exits with 1.\n"
+    "\n"
+    "  --devices cpu:N   number of CPU devices to place the graph on (default 1)\n";
+
+struct RunFlags {
+  std::string graph;
+  std::vector<std::pair<std::string, std::string>> feeds;  // tensor name, file
+  std::vector<std::string> fetches, targets;
+  int num_cpus = 1;
+  std::string out_dir;
+};
+
+Status ReadRunFlags(const Args& args, RunFlags* flags) {
+  std::vector<Flag> list;
+  AF_RETURN_IF_ERROR(ParseFlags(args, {}, &list));
+  for (const Flag& f : list) {
+    if (f.name == "--graph") {
+      flags->graph = f.value;
+    } else if (f.name == "--feed") {
+      const size_t eq = f.value.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == f.value.size())
+        return errors::InvalidArgument("--feed wants NAME[:PORT]=FILE.npy, got '", f.value, "'");
+      flags->feeds.emplace_back(f.value.substr(0, eq), f.value.substr(eq + 1));
+    } else if (f.name == "--fetch") {
+      flags->fetches.push_back(f.value);
+    } else if (f.name == "--target") {
+      flags->targets.push_back(f.value);
+    } else if (f.name == "--devices") {
+      std::string spec = f.value;
+      std::transform(spec.begin(), spec.end(), spec.begin(), ::tolower);
+      if (spec.rfind("cpu:", 0) != 0 || !ParseInt(spec.substr(4), 1, 256, &flags->num_cpus))
+        return errors::InvalidArgument("--devices wants cpu:N with N in 1..256, got '",
+                                       f.value, "'");
+    } else if (f.name == "--out") {
+      flags->out_dir = f.value;
+    } else {
+      return errors::InvalidArgument("unknown flag '", f.name, "'");
+    }
+  }
+  if (flags->graph.empty()) return errors::InvalidArgument("--graph is required");
+  if (flags->fetches.empty() && flags->targets.empty())
+    return errors::InvalidArgument("give at least one --fetch or --target");
+  return Status::OK();
+}
+
+// "scope/name:1" -> "scope_name_1"; a bare name is port 0.
+std::string OutputFileStem(const std::string& tensor_name) {
+  std::string name = tensor_name, port = "0";
+  if (const size_t colon = name.rfind(':'); colon != std::string::npos) {
+    port = name.substr(colon + 1);
+    name = name.substr(0, colon);
+  }
+  std::replace(name.begin(), name.end(), '/', '_');
+  return name + "_" + port;
+}
+
+void PrintTensor(const std::string& name, const Tensor& t, std::ostream& out) {
+  out << name << ": dtype " << DataTypeString(t.dtype()) << ", shape "
+      << t.shape().DebugString() << "\n  values:";
+  const int64_t n = std::min<int64_t>(t.NumElements(), 10);
+  for (int64_t i = 0; i < n; ++i) out << ' ' << t.ValueString(i);
+  if (t.NumElements() > n) out << " ... (" << t.NumElements() << " values)";
+  out << "\n";
+}
+
+Status RunStep(const RunFlags& flags, std::ostream& out) {
+  tensorflow::GraphDef graph;
+  AF_RETURN_IF_ERROR(ReadGraphDefFile(flags.graph, &graph));
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (const auto& [name, file] : flags.feeds) {
+    Tensor t;
+    AF_RETURN_IF_ERROR(ReadNpy(file, &t).WithContext("feed '" + name + "'"));
+    feeds.emplace_back(name, std::move(t));
+  }
+  SessionOptions options;
+  options.num_cpu_devices = flags.num_cpus;
+  std::unique_ptr<Session> session;
+  AF_RETURN_IF_ERROR(Session::Create(options, &session));
+  AF_RETURN_IF_ERROR(session->Extend(graph));
+  std::vector<Tensor> outputs;
+  AF_RETURN_IF_ERROR(session->Run(feeds, flags.fetches, flags.targets, &outputs));
+  if (!flags.out_dir.empty()) {
+    if (mkdir(flags.out_dir.c_str(), 0755) != 0 && errno != EEXIST)
+      return errors::PermissionDenied("cannot create output directory '", flags.out_dir, "'");
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    PrintTensor(flags.fetches[i], outputs[i], out);
+    if (!flags.out_dir.empty()) {
+      const std::string path = flags.out_dir + "/" + OutputFileStem(flags.fetches[i]) + ".npy";
+      AF_RETURN_IF_ERROR(WriteNpy(path, outputs[i]));
+      out << "  written to " << path << "\n";
+    }
+  }
+  return session->Close();
+}
+
+int RunMain(const Args& args, std::ostream& out, std::ostream& err) {
+  RunFlags flags;
+  Status s = ReadRunFlags(args, &flags);
+  if (!s.ok()) {
+    err << "actorflow run: " << s.message() << "\n\n" << kUsage;
+    return kExitUsage;
+  }
+  s = RunStep(flags, out);
+  if (!s.ok()) {
+    err << "actorflow run: " << s << "\n";
+    return kExitError;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+extern const Subcommand kRunCommand{"run", "run one step of a graph with .npy feeds",
+                                    kUsage, &RunMain};
+
+}  // namespace af::tools
