@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <climits>
 #include <ctime>
 #include <thread>
@@ -20,7 +21,7 @@ namespace af {
 namespace {
 
 // How long a waiter spins before it sleeps: about one cached step.
-constexpr auto kSpinTime = std::chrono::microseconds(30);
+const auto kSpinTime = std::chrono::microseconds(getenv("AF_SPIN") ? atoi(getenv("AF_SPIN")) : 30);
 
 // Spinning threads beyond the cores would take them from the actors that
 // are about to answer, so at most this many waiters spin at once.

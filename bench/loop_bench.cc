@@ -39,6 +39,10 @@ tensorflow::GraphDef WhileLoop(int iterations, int num_vars) {
     SetTypeAttr(AddNode(&g, "add" + s, "Add", {"body" + s, "one" + s}), "T", DT_INT32);
     SetTypeAttr(AddNode(&g, "next" + s, "NextIteration", {"add" + s}), "T", DT_INT32);
   }
+  // A target that needs every loop variable, so pruning keeps them all.
+  std::vector<std::string> exits;
+  for (int v = 0; v < num_vars; ++v) exits.push_back("^exit" + std::to_string(v));
+  AddNode(&g, "all_exits", "NoOp", exits);
   return g;
 }
 
@@ -47,7 +51,7 @@ void Run(int iterations, int num_vars) {
   CheckOk(Session::Create(SessionOptions{}, &session), "create session");
   CheckOk(session->Extend(WhileLoop(iterations, num_vars)), "extend");
   std::vector<Tensor> out;
-  auto step = [&] { CheckOk(session->Run({}, {"exit0:0"}, {}, &out), "run"); };
+  auto step = [&] { CheckOk(session->Run({}, {"exit0:0"}, {"all_exits"}, &out), "run"); };
   step();
   if (out[0].scalar<int32_t>() != iterations) {
     std::fprintf(stderr, "loop computed %d, expected %d\n", out[0].scalar<int32_t>(),

@@ -11,7 +11,6 @@ packages=(
   libprotobuf-dev protobuf-compiler  # GraphDef and friends
   libboost-test-dev     # the test suites
   zlib1g-dev            # gzip'd datasets and checkpoints
-  python3 python3-numpy # cross-checking .npy files in tests
 )
 
 missing=()
