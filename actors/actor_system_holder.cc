@@ -1,7 +1,6 @@
 #include "actors/actor_system_holder.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -27,8 +26,7 @@ class RuntimeConfig : public caf::actor_system_config {
     // variable that new work from outside the system wakes. CAF's middle
     // phase (many 50 us sleeps nothing can interrupt) would put its wake-up
     // latency on every Run from a client thread.
-    set("work-stealing.aggressive-poll-attempts",
-        getenv("AF_POLLS") ? atoi(getenv("AF_POLLS")) : 300);
+    set("work-stealing.aggressive-poll-attempts", 1000);
     set("work-stealing.moderate-poll-attempts", 0);
   }
 };

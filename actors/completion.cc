@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <climits>
 #include <ctime>
 #include <thread>
@@ -21,7 +20,7 @@ namespace af {
 namespace {
 
 // How long a waiter spins before it sleeps: about one cached step.
-const auto kSpinTime = std::chrono::microseconds(getenv("AF_SPIN") ? atoi(getenv("AF_SPIN")) : 30);
+constexpr auto kSpinTime = std::chrono::microseconds(50);
 
 // Spinning threads beyond the cores would take them from the actors that
 // are about to answer, so at most this many waiters spin at once.

@@ -13,6 +13,10 @@
 
 namespace af::wire {
 
+// The largest message between processes: CAF 0.17 frames messages with an
+// unchecked 32-bit length, so anything near 4 GiB would arrive corrupt.
+inline constexpr uint64_t kMaxMessageBytes = (uint64_t{1} << 32) - (uint64_t{1} << 20);
+
 // A Status as it travels: TensorFlow's canonical code and the message.
 struct WireStatus {
   int32_t code = 0;

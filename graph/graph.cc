@@ -134,11 +134,10 @@ void Graph::RemoveNode(Node* node) {
       nodes_[node->id()].get() != node) {
     return;
   }
-  // Copies: RemoveEdge edits the vectors being walked.
-  const std::vector<const Edge*> in = node->in_edges_;
-  const std::vector<const Edge*> out = node->out_edges_;
-  for (const Edge* e : in) RemoveEdge(e);
-  for (const Edge* e : out) RemoveEdge(e);
+  // RemoveEdge shrinks these vectors; a self-loop sits in both, so each is
+  // drained rather than walked over a copy.
+  while (!node->in_edges_.empty()) RemoveEdge(node->in_edges_.back());
+  while (!node->out_edges_.empty()) RemoveEdge(node->out_edges_.back());
   by_name_.erase(node->name());
   --num_nodes_;
   nodes_[node->id()].reset();

@@ -7,18 +7,12 @@
 #include <vector>
 
 #include "core/node_def_util.h"
-#include "core/shape_inference.h"
-#include "core/tensor_proto.h"
 #include "graph/algorithm.h"
+#include "graph/shape_refiner.h"
 
 namespace af {
 
 namespace {
-
-// Shape functions only look at small constants (shapes, axes, scalars);
-// decoding large weight tensors for them would copy megabytes for nothing.
-constexpr int64_t kMaxConstElementsForShapeInference = 4096;
-constexpr int64_t kMaxConstBytesForShapeInference = 1 << 20;
 
 std::string NodeLabel(const tensorflow::NodeDef& def) {
   return "node '" + def.name() + "' (op '" + def.op() + "')";
@@ -111,76 +105,9 @@ Status AddInputEdges(Graph* g, Node* dst, const std::vector<TensorId>& inputs) {
   return Status::OK();
 }
 
-// Element count a TensorProto claims, or -1 if its shape is unusable.
-int64_t ClaimedElements(const tensorflow::TensorProto& proto) {
-  if (proto.tensor_shape().unknown_rank()) return -1;
-  int64_t n = 1;
-  for (const auto& dim : proto.tensor_shape().dim()) {
-    if (dim.size() < 0) return -1;
-    if (dim.size() > 0 && n > kMaxConstElementsForShapeInference / dim.size() + 1) return -1;
-    n *= dim.size();
-  }
-  return n;
-}
-
-// Decodes Const values on first use, for shape functions that read them.
-class ConstValues {
- public:
-  explicit ConstValues(int num_ids) : values_(num_ids), decoded_(num_ids, false) {}
-
-  Status Get(const Node* n, const Tensor** out) {
-    *out = nullptr;
-    if (!n->IsConstant()) return Status::OK();
-    if (!decoded_[n->id()]) {
-      decoded_[n->id()] = true;
-      AF_RETURN_IF_ERROR(Decode(n));
-    }
-    if (values_[n->id()]) *out = &*values_[n->id()];
-    return Status::OK();
-  }
-
- private:
-  Status Decode(const Node* n) {
-    const tensorflow::TensorProto* proto = nullptr;
-    if (!GetNodeAttr(n->def(), "value", &proto).ok()) return Status::OK();
-    const int64_t elements = ClaimedElements(*proto);
-    if (elements < 0 || elements > kMaxConstElementsForShapeInference) return Status::OK();
-    TensorProtoLimits limits;
-    limits.max_tensor_bytes = kMaxConstBytesForShapeInference;
-    Tensor t;
-    Status s = TensorFromProto(*proto, limits, &t);
-    if (s.code() == Code::RESOURCE_EXHAUSTED) return Status::OK();  // long strings: skip
-    if (!s.ok()) return s.WithContext(NodeLabel(n->def()) + ": invalid value");
-    values_[n->id()] = std::move(t);
-    return Status::OK();
-  }
-
-  std::vector<std::optional<Tensor>> values_;
-  std::vector<bool> decoded_;
-};
-
 Status InferAllShapes(const Graph& g, const std::vector<Node*>& order) {
-  ConstValues consts(g.num_node_ids());
-  std::vector<PartialTensorShape> shapes;
-  std::vector<const Tensor*> tensors;
-  std::vector<PartialTensorShape> outputs;
-  for (Node* n : order) {
-    shapes.assign(n->num_inputs(), PartialTensorShape::Unknown());
-    tensors.assign(n->num_inputs(), nullptr);
-    for (const Edge* e : n->in_edges()) {
-      if (e->IsControlEdge()) continue;
-      const Node* src = e->src();
-      shapes[e->dst_input()] = src->output_shapes()[e->src_output()];
-      AF_RETURN_IF_ERROR(consts.Get(src, &tensors[e->dst_input()]));
-    }
-    const OpRegistrationData* reg = g.op_registry()->LookUp(n->type_string());
-    static const ShapeFn kNoShapeFn;
-    outputs.clear();
-    AF_RETURN_IF_ERROR(InferShapes(n->def(), n->op_def(), reg ? reg->shape_fn : kNoShapeFn,
-                                   shapes, tensors, &outputs));
-    outputs.resize(n->num_outputs(), PartialTensorShape::Unknown());
-    n->set_output_shapes(outputs);
-  }
+  ShapeRefiner refiner(g);
+  for (Node* n : order) AF_RETURN_IF_ERROR(refiner.RefineNode(n));
   return Status::OK();
 }
 

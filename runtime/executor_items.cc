@@ -50,8 +50,13 @@ Status BuildExecutorItems(const Graph& graph, DeviceBase* device, ExecutorItems*
 
     item.num_inputs = n->num_inputs();
     item.num_outputs = n->num_outputs();
-    for (const Edge* e : n->in_edges())
-      if (!e->IsControlEdge()) item.num_data_inputs++;
+    for (const Edge* e : n->in_edges()) {
+      if (e->IsControlEdge()) continue;
+      item.num_data_inputs++;
+      if (IsRefType(e->src()->output_type(e->src_output())) &&
+          !IsRefType(n->input_type(e->dst_input())))
+        item.derefs_ref_inputs = true;
+    }
     item.is_merge = n->IsMerge();
     item.is_switch = n->IsSwitch();
     item.is_enter = n->IsEnter();

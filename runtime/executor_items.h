@@ -37,6 +37,10 @@ struct NodeItem {
   bool is_merge = false, is_switch = false, is_enter = false, is_constant_enter = false,
        is_exit = false, is_next_iteration = false, is_control_trigger = false,
        is_transfer = false, is_root = false;
+  // Some data input arrives as a reference (a variable) where the kernel
+  // takes a value: the executor reads it under the variable's mutex and
+  // fails if it was never initialized.
+  bool derefs_ref_inputs = false;
   std::vector<EdgeItem> out_edges;  // data edges first, then control edges
 };
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "core/attr_value_util.h"
 #include "core/cancellation.h"
 #include "core/rendezvous.h"
 
@@ -112,6 +113,15 @@ void ExecutorState::RunQueue(ReadyQueue* inline_ready) {
     }
     TensorValue* inputs = iteration->inputs.data() + item.input_start;
 
+    if (item.derefs_ref_inputs) {
+      Status deref = DerefRefInputs(item, inputs);
+      if (!deref.ok()) {
+        for (int i = 0; i < item.num_inputs; ++i) inputs[i].Clear();
+        if (NodeDone(deref, &ready, inline_ready, head == inline_ready->size())) return;
+        continue;
+      }
+    }
+
     if (item.is_async && !(node.is_dead && !item.is_transfer)) {
       LaunchAsync(node, inputs);
       continue;  // the kernel's continuation finishes the node
@@ -133,6 +143,30 @@ void ExecutorState::RunQueue(ReadyQueue* inline_ready) {
     if (status.ok()) PropagateOutputs(node, outputs.data(), &ready);
     if (NodeDone(status, &ready, inline_ready, head == inline_ready->size())) return;
   }
+}
+
+// A kernel taking a value gets the variable's current tensor (sharing its
+// buffer), read under the variable's mutex, as TensorFlow's executor does.
+Status ExecutorState::DerefRefInputs(const NodeItem& item, TensorValue* inputs) const {
+  for (int i = 0; i < item.num_inputs; ++i) {
+    TensorValue& v = inputs[i];
+    if (v.ref == nullptr || IsRefType(item.kernel->input_type(i))) continue;
+    {
+      std::unique_lock<std::mutex> lock;
+      if (v.ref_mu != nullptr) lock = std::unique_lock<std::mutex>(*v.ref_mu);
+      if (!v.ref->IsInitialized()) {
+        const auto& requested = item.node->def().input();
+        return NodeStatus(item.node->def(),
+                          errors::FailedPrecondition(
+                              "Attempting to use uninitialized value ",
+                              i < requested.size() ? requested[i] : item.node->name()));
+      }
+      v.tensor = *v.ref;
+    }
+    v.ref = nullptr;
+    v.ref_mu = nullptr;
+  }
+  return Status::OK();
 }
 
 void ExecutorState::LaunchAsync(const TaggedNode& node, TensorValue* inputs) {

@@ -42,6 +42,7 @@ class ExecutorState {
   void FillParams(const TaggedNode& node, TensorValue* inputs, TensorValue* outputs,
                   OpKernelContext::Params* params);
   void ReportTiming(const NodeItem& item, int64_t start_ns) const;
+  Status DerefRefInputs(const NodeItem& item, TensorValue* inputs) const;
 
   const ExecutorItems* items_;
   DeviceBase* device_;

@@ -9,8 +9,8 @@ namespace af::tools {
 namespace {
 
 // New subcommands are listed here once they exist.
-const std::array<const Subcommand*, 3> kSubcommands = {&kInspectCommand, &kRunCommand,
-                                                       &kServerCommand};
+const std::array<const Subcommand*, 4> kSubcommands = {&kCheckpointCommand, &kInspectCommand,
+                                                       &kRunCommand, &kServerCommand};
 
 const Subcommand* FindSubcommand(std::string_view name) {
   for (const Subcommand* c : kSubcommands) {

@@ -40,8 +40,6 @@ void PrintSummary(std::ostream& out, const std::string& path, const GraphSummary
       << WithThousandsSeparators(s.parameter_bytes) << " bytes)\n";
 }
 
-}  // namespace
-
 int InspectMain(const Args& args, std::ostream& out, std::ostream& err) {
   if (args.size() != 1) {
     err << kUsage;
@@ -59,6 +57,8 @@ int InspectMain(const Args& args, std::ostream& out, std::ostream& err) {
   PrintSummary(out, path, SummarizeGraph(g));
   return kExitOk;
 }
+
+}  // namespace
 
 const Subcommand kInspectCommand = {
     "inspect", "summarize a GraphDef: ops, inputs, outputs, parameter count", kUsage,

@@ -23,9 +23,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;  // the work failed; the Status was printed
 inline constexpr int kExitUsage = 2;  // the command line was wrong
 
-int InspectMain(const Args& args, std::ostream& out, std::ostream& err);
 extern const Subcommand kInspectCommand;
 extern const Subcommand kServerCommand;  // tools/server_command.cc
 extern const Subcommand kRunCommand;     // tools/run_command.cc
+extern const Subcommand kCheckpointCommand;  // tools/checkpoint_command.cc
 
 }  // namespace af::tools

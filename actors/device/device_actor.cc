@@ -10,6 +10,7 @@
 
 #include "actors/any_thread_send.h"
 #include "actors/worker/step_context.h"
+#include "core/resource_mgr.h"
 #include "graph/graph_def_import.h"
 #include "runtime/executor.h"
 #include "runtime/local_device.h"
@@ -26,6 +27,9 @@ struct RegisteredPartition {
 
 struct DeviceState {
   std::shared_ptr<LocalDevice> device;
+  // The device's variable containers: process-wide by device name, so they
+  // outlive this actor and are shared by every session on the device.
+  ResourceMgr* resource_manager = nullptr;
   std::unordered_map<int64_t, std::shared_ptr<RegisteredPartition>> partitions;
   static inline const char* name = "af.device";
 };
@@ -58,6 +62,7 @@ Status BuildPartition(const std::shared_ptr<LocalDevice>& device, const std::str
 device_actor::behavior_type DeviceBehavior(DevicePointer self, DeviceActorOptions options) {
   self->state.device = std::make_shared<LocalDevice>(
       options.name, options.type, GetCpuAllocator(), options.num_threads, options.incarnation);
+  self->state.resource_manager = ResourceMgrForDevice(options.name);
   return {
       [=](reg_graph_atom, int64_t handle, const std::string& bytes) {
         wire::RegisterGraphResponse response;
@@ -83,6 +88,7 @@ device_actor::behavior_type DeviceBehavior(DevicePointer self, DeviceActorOption
         args.rendezvous = step->rendezvous();
         args.cancellation_manager = step->cancellation_manager();
         args.call_frame = step->frame(slot);
+        args.resource_manager = self->state.resource_manager;
         HandlerScope scope(self);
         it->second->executor->RunAsync(
             args, [step](const Status& status) { step->PartitionDone(status); });

@@ -315,6 +315,19 @@ void Dispatch(MasterPointer self, const std::shared_ptr<CachedStep>& step,
     if (route.group < 0) continue;
     requests[route.group].partitions[route.partition].args[route.arg] = call->feeds[i].second;
   }
+  for (size_t g = 0; g < requests.size(); ++g) {
+    if (!st.workers[step->groups[g].worker].worker.remote) continue;
+    uint64_t bytes = 0;
+    for (const auto& partition : requests[g].partitions) {
+      for (const Tensor& t : partition.args) bytes += t.TotalBytes();
+    }
+    if (bytes >= wire::kMaxMessageBytes) {
+      return call->Finish(errors::ResourceExhausted(
+          "Run: the feeds for worker ", st.workers[step->groups[g].worker].worker.address,
+          " total ", bytes, " bytes, more than one message between processes carries (",
+          wire::kMaxMessageBytes, ")"));
+    }
+  }
   const caf::duration timeout = TimeLeft(*call);
   InFlightStep& flight = st.inflight[step_id];
   flight.call = std::move(call);
@@ -382,8 +395,21 @@ void WorkerLost(MasterPointer self, int worker, const Status& why) {
     if (uses(*flight.step)) failing.push_back(step_id);
   }
   for (int64_t step_id : failing) FailStep(self, step_id, why);
+  // Plans that use the lost worker are rebuilt on the next Run; their
+  // partitions on the workers still alive are freed now.
   for (auto it = st.cache.begin(); it != st.cache.end();) {
-    it = (it->second->ready && uses(*it->second)) ? st.cache.erase(it) : std::next(it);
+    if (!it->second->ready || !uses(*it->second)) {
+      ++it;
+      continue;
+    }
+    for (const auto& group : it->second->groups) {
+      const WorkerRecord& w = st.workers[group.worker];
+      if (!w.alive) continue;
+      for (int64_t handle : group.handles) {
+        self->send(w.worker.handle, dereg_atom::value, st.session_id, handle);
+      }
+    }
+    it = st.cache.erase(it);
   }
 }
 

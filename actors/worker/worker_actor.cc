@@ -24,6 +24,9 @@ using WorkerPointer = worker_actor::stateful_pointer<WorkerState>;
 // dropped after this long; the sweep runs every kSweepPeriod.
 constexpr auto kOrphanStepLifetime = std::chrono::minutes(5);
 constexpr auto kSweepPeriod = std::chrono::seconds(30);
+// Building a partition's executor (import, kernel construction) is local
+// work; this only bounds a device actor that stopped answering.
+constexpr auto kRegisterTimeout = std::chrono::minutes(10);
 
 uint64_t NewIncarnation() {
   std::random_device rd;
@@ -116,7 +119,10 @@ caf::result<wire::RunGraphResponse> RunGraph(WorkerPointer self, wire::RunGraphR
     frames.emplace_back(std::move(call.args), g->second.num_retvals);
     devices.push_back(g->second.device);
   }
-  if (frames.empty()) return wire::RunGraphResponse{};
+  if (frames.empty()) {
+    FinishStep(self, step_id);
+    return wire::RunGraphResponse{};
+  }
   step.context->set_remote_sender(session->second.router);
   worker_actor me = caf::actor_cast<worker_actor>(self);
   step.context->Start(std::move(frames), [me, step_id] {
@@ -128,6 +134,26 @@ caf::result<wire::RunGraphResponse> RunGraph(WorkerPointer self, wire::RunGraphR
                static_cast<int32_t>(i), req.partitions[i].handle);
   }
   return step.promise;
+}
+
+// CAF frames a message with a 32-bit length and does not check it, so a
+// reply to a master in another process must stay below 4 GiB.
+Status CheckFitsOneMessage(WorkerPointer self, int64_t session_id, int64_t step_id,
+                           const wire::RunGraphResponse& response) {
+  auto session = self->state.sessions.find(session_id);
+  if (session == self->state.sessions.end() || !session->second.master ||
+      session->second.master.node() == self->node()) {
+    return Status::OK();
+  }
+  uint64_t bytes = 0;
+  for (const auto& partition : response.partitions) {
+    for (const Tensor& t : partition.retvals) bytes += t.TotalBytes();
+  }
+  if (bytes < wire::kMaxMessageBytes) return Status::OK();
+  return errors::ResourceExhausted("RunGraph: the fetched values of step ", step_id, " on ",
+                                   self->state.task_name, " total ", bytes,
+                                   " bytes, more than one message between processes carries (",
+                                   wire::kMaxMessageBytes, ")");
 }
 
 void StepDone(WorkerPointer self, int64_t step_id) {
@@ -142,6 +168,7 @@ void StepDone(WorkerPointer self, int64_t step_id) {
       s = step.context->ConsumeRetvals(i, &response.partitions[i].retvals);
     }
   }
+  if (s.ok()) s = CheckFitsOneMessage(self, step.session_id, step_id, response);
   if (!s.ok()) response = ErrorResponse(s);
   step.promise.deliver(std::move(response));
   FinishStep(self, step_id);
@@ -171,7 +198,7 @@ caf::result<wire::RegisterGraphResponse> RegisterGraph(WorkerPointer self,
   const int64_t handle = st.next_handle++;
   const int64_t session_id = req.session_id;
   auto promise = self->make_response_promise<wire::RegisterGraphResponse>();
-  self->request(st.device_actors[device], caf::infinite, reg_graph_atom::value, handle,
+  self->request(st.device_actors[device], kRegisterTimeout, reg_graph_atom::value, handle,
                 std::move(req.graph_def))
       .then(
           [=](wire::RegisterGraphResponse& response) mutable {
@@ -307,6 +334,11 @@ void RecentSteps::Add(int64_t step_id) {
 
 Status PeerRouter::Send(int64_t step_id, const std::string& key, std::string_view dst_device,
                         const Tensor& value, bool is_dead) const {
+  if (value.TotalBytes() >= wire::kMaxMessageBytes) {
+    return errors::ResourceExhausted("step ", step_id, ": tensor '", key, "' of ",
+                                     value.TotalBytes(), " bytes is too large for one message to ",
+                                     dst_device, " (limit ", wire::kMaxMessageBytes, " bytes)");
+  }
   for (const auto& [device, worker] : routes_) {
     if (device == dst_device) {
       SendFromAnyThread(worker, push_atom::value,

@@ -102,4 +102,27 @@ Status BinaryBroadcast::Init(const TensorShape& x, const TensorShape& y) {
   return Status::OK();
 }
 
+int64_t BinaryBroadcast::num_units() const {
+  if (num_elements() == 0) return 0;
+  switch (kind_) {
+    case Kind::kSameShape:
+    case Kind::kXScalar:
+    case Kind::kYScalar:
+      return num_elements();
+    case Kind::kYRow:
+    case Kind::kXRow:
+    case Kind::kYColumn:
+    case Kind::kXColumn:
+      return rows_;
+    case Kind::kGeneral:
+      break;
+  }
+  return num_elements() / dims_[dims_.size() - 1];
+}
+
+int64_t BinaryBroadcast::unit_size() const {
+  const int64_t units = num_units();
+  return units == 0 ? 0 : num_elements() / units;
+}
+
 }  // namespace af

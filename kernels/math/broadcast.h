@@ -52,6 +52,12 @@ class BinaryBroadcast {
   const DimVector& x_strides() const { return x_strides_; }
   const DimVector& y_strides() const { return y_strides_; }
 
+  // The loop is split into units that may run on different threads:
+  // elements for the same-shape and scalar kinds, rows for the row and
+  // column kinds, innermost runs for the general kind.
+  int64_t num_units() const;
+  int64_t unit_size() const;  // output elements per unit
+
  private:
   TensorShape output_shape_;
   Kind kind_ = Kind::kSameShape;
@@ -77,20 +83,31 @@ inline void ScalarRight(const In* __restrict x, In y, Out* __restrict z, int64_t
   for (int64_t i = 0; i < n; ++i) z[i] = f(x[i], y);
 }
 
+// Innermost runs [begin, end) of the general kind; z points at the output's
+// first element.
 template <typename In, typename Out, typename F>
-void StridedWalk(const BinaryBroadcast& plan, const In* x, const In* y, Out* z, F f) {
+void StridedWalk(const BinaryBroadcast& plan, const In* x, const In* y, Out* z, F f,
+                 int64_t begin, int64_t end) {
   const DimVector& dims = plan.dims();
   const DimVector& xs = plan.x_strides();
   const DimVector& ys = plan.y_strides();
   const int rank = dims.size();
   const int64_t inner = dims[rank - 1];
   const int64_t x_step = xs[rank - 1], y_step = ys[rank - 1];
-  const int64_t outer = plan.num_elements() / inner;
 
+  // Position the odometer over the outer dims at run `begin`.
   DimVector index;
   index.resize(rank - 1, 0);
   int64_t x_off = 0, y_off = 0;
-  for (int64_t o = 0; o < outer; ++o, z += inner) {
+  int64_t rem = begin;
+  for (int d = rank - 2; d >= 0; --d) {
+    index[d] = rem % dims[d];
+    rem /= dims[d];
+    x_off += index[d] * xs[d];
+    y_off += index[d] * ys[d];
+  }
+  z += begin * inner;
+  for (int64_t o = begin; o < end; ++o, z += inner) {
     if (x_step == 0) {
       ScalarLeft(x[x_off], y + y_off, z, inner, f);
     } else if (y_step == 0) {
@@ -112,39 +129,52 @@ void StridedWalk(const BinaryBroadcast& plan, const In* x, const In* y, Out* z, 
 
 }  // namespace broadcast_internal
 
+// z = f(x, y) over units [begin, end) of the plan (see num_units()); z
+// points at the output's first element and holds plan.num_elements() values.
+template <typename In, typename Out, typename F>
+void BroadcastBinaryRange(const BinaryBroadcast& plan, const In* x, const In* y, Out* z, F f,
+                          int64_t begin, int64_t end) {
+  namespace bi = broadcast_internal;
+  if (begin >= end) return;
+  const int64_t cols = plan.cols();
+  const int64_t n = end - begin;
+  switch (plan.kind()) {
+    case BinaryBroadcast::Kind::kSameShape:
+      bi::Elementwise(x + begin, y + begin, z + begin, n, f);
+      return;
+    case BinaryBroadcast::Kind::kXScalar:
+      bi::ScalarLeft(x[0], y + begin, z + begin, n, f);
+      return;
+    case BinaryBroadcast::Kind::kYScalar:
+      bi::ScalarRight(x + begin, y[0], z + begin, n, f);
+      return;
+    case BinaryBroadcast::Kind::kYRow:
+      for (int64_t r = begin; r < end; ++r)
+        bi::Elementwise(x + r * cols, y, z + r * cols, cols, f);
+      return;
+    case BinaryBroadcast::Kind::kXRow:
+      for (int64_t r = begin; r < end; ++r)
+        bi::Elementwise(x, y + r * cols, z + r * cols, cols, f);
+      return;
+    case BinaryBroadcast::Kind::kYColumn:
+      for (int64_t r = begin; r < end; ++r)
+        bi::ScalarRight(x + r * cols, y[r], z + r * cols, cols, f);
+      return;
+    case BinaryBroadcast::Kind::kXColumn:
+      for (int64_t r = begin; r < end; ++r)
+        bi::ScalarLeft(x[r], y + r * cols, z + r * cols, cols, f);
+      return;
+    case BinaryBroadcast::Kind::kGeneral:
+      bi::StridedWalk(plan, x, y, z, f, begin, end);
+      return;
+  }
+}
+
 // z = f(x, y) over the plan's output, z holding plan.num_elements() values.
 template <typename In, typename Out, typename F>
 void BroadcastBinaryLoop(const BinaryBroadcast& plan, const In* x, const In* y, Out* z, F f) {
-  namespace bi = broadcast_internal;
-  const int64_t n = plan.num_elements();
-  if (n == 0) return;
-  const int64_t rows = plan.rows(), cols = plan.cols();
-  switch (plan.kind()) {
-    case BinaryBroadcast::Kind::kSameShape:
-      bi::Elementwise(x, y, z, n, f);
-      return;
-    case BinaryBroadcast::Kind::kXScalar:
-      bi::ScalarLeft(x[0], y, z, n, f);
-      return;
-    case BinaryBroadcast::Kind::kYScalar:
-      bi::ScalarRight(x, y[0], z, n, f);
-      return;
-    case BinaryBroadcast::Kind::kYRow:
-      for (int64_t r = 0; r < rows; ++r) bi::Elementwise(x + r * cols, y, z + r * cols, cols, f);
-      return;
-    case BinaryBroadcast::Kind::kXRow:
-      for (int64_t r = 0; r < rows; ++r) bi::Elementwise(x, y + r * cols, z + r * cols, cols, f);
-      return;
-    case BinaryBroadcast::Kind::kYColumn:
-      for (int64_t r = 0; r < rows; ++r) bi::ScalarRight(x + r * cols, y[r], z + r * cols, cols, f);
-      return;
-    case BinaryBroadcast::Kind::kXColumn:
-      for (int64_t r = 0; r < rows; ++r) bi::ScalarLeft(x[r], y + r * cols, z + r * cols, cols, f);
-      return;
-    case BinaryBroadcast::Kind::kGeneral:
-      bi::StridedWalk(plan, x, y, z, f);
-      return;
-  }
+  if (plan.num_elements() == 0) return;
+  BroadcastBinaryRange(plan, x, y, z, f, 0, plan.num_units());
 }
 
 }  // namespace af

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/status.h"
+
 namespace af::functor {
 
 namespace internal {
@@ -51,6 +53,17 @@ inline T WrappingNeg(T a) {
   return WrappingSub(T(0), a);
 }
 
+// Rough cycles per element, for deciding when to split work over threads.
+// Functors that cost more than an add say so with `kCost`.
+template <typename F>
+constexpr int64_t CostPerElement() {
+  if constexpr (requires { F::kCost; }) {
+    return F::kCost;
+  } else {
+    return 1;
+  }
+}
+
 template <typename T, typename R = T>
 struct BinaryFunctorBase {
   using in_type = T;
@@ -86,6 +99,80 @@ struct Div : BinaryFunctorBase<T> {
       return static_cast<T>(a / b);
     } else {
       return a / b;
+    }
+  }
+};
+
+// Division rounding toward negative infinity (Python's //). Integer kernels
+// reject zero divisors first; MIN // -1 wraps to MIN.
+template <typename T>
+struct FloorDiv : BinaryFunctorBase<T> {
+  static constexpr bool kRejectsZeroDivisor = std::is_integral_v<T>;
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      if constexpr (std::is_signed_v<T>) {
+        if (b == T(-1)) return WrappingNeg(a);
+        const T quotient = static_cast<T>(a / b);
+        // C++ truncates toward zero: an inexact negative quotient is one too big.
+        const bool inexact_negative = a % b != 0 && ((a < 0) != (b < 0));
+        return inexact_negative ? static_cast<T>(quotient - 1) : quotient;
+      } else {
+        return static_cast<T>(a / b);
+      }
+    } else {
+      return std::floor(a / b);
+    }
+  }
+};
+
+// The remainder matching FloorDiv (Python's %): it takes the divisor's sign,
+// so FloorDiv(a, b) * b + FloorMod(a, b) == a.
+template <typename T>
+struct FloorMod : BinaryFunctorBase<T> {
+  static constexpr bool kRejectsZeroDivisor = std::is_integral_v<T>;
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      if constexpr (std::is_signed_v<T>) {
+        if (b == T(-1)) return T(0);  // MIN % -1 traps in C++
+        const T r = static_cast<T>(a % b);
+        return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;
+      } else {
+        return static_cast<T>(a % b);
+      }
+    } else {
+      const T r = std::fmod(a, b);
+      return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+    }
+  }
+};
+
+// x ** y. Floating point follows std::pow (a negative base with a
+// non-integer exponent is NaN). Integers square-and-multiply with wrapping,
+// and negative exponents are rejected before the loop, as TensorFlow does.
+template <typename T>
+struct Pow : BinaryFunctorBase<T> {
+  static constexpr int64_t kCost = std::is_integral_v<T> ? 8 : 40;
+  static Status ValidateRhs(const T* y, int64_t n) {
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      for (int64_t i = 0; i < n; ++i)
+        if (y[i] < 0)
+          return errors::InvalidArgument("Integers to negative integer powers are not allowed");
+    }
+    (void)y;
+    (void)n;
+    return Status::OK();
+  }
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      T result = 1;
+      T base = a;
+      for (auto e = b; e > 0; e /= 2) {
+        if (e & 1) result = WrappingMul(result, base);
+        base = WrappingMul(base, base);
+      }
+      return result;
+    } else {
+      return std::pow(a, b);
     }
   }
 };
@@ -160,6 +247,31 @@ struct Square {
   using in_type = T;
   using out_type = T;
   T operator()(T a) const { return WrappingMul(a, a); }
+};
+// |x|; the most negative integer wraps to itself.
+template <typename T>
+struct Abs {
+  using in_type = T;
+  using out_type = T;
+  T operator()(T a) const {
+    if constexpr (std::is_integral_v<T>) {
+      return a < T(0) ? WrappingNeg(a) : a;
+    } else {
+      return std::fabs(a);
+    }
+  }
+};
+// -1, 0 or 1; NaN stays NaN and both zeros give 0.
+template <typename T>
+struct Sign {
+  using in_type = T;
+  using out_type = T;
+  T operator()(T a) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (a != a) return a;
+    }
+    return static_cast<T>((T(0) < a) - (a < T(0)));
+  }
 };
 struct LogicalNot {
   using in_type = bool;

@@ -1,5 +1,7 @@
-// Kernel templates for element-wise ops: one unary and one broadcasting
-// binary kernel, parameterized by a functor from cwise_functors.h.
+// Kernel templates for element-wise ops: a unary kernel, a broadcasting
+// binary kernel and a same-size binary kernel (gradient helpers),
+// parameterized by functors from cwise_functors.h / cwise_float_functors.h.
+// Large tensors are split over the device's intra-op pool.
 #pragma once
 
 #include <algorithm>
@@ -8,6 +10,7 @@
 #include "core/op_kernel.h"
 #include "kernels/math/broadcast.h"
 #include "kernels/math/cwise_functors.h"
+#include "kernels/math/intra_op_parallel.h"
 
 namespace af {
 
@@ -49,9 +52,20 @@ class BinaryOpKernel : public OpKernel {
       OP_REQUIRES(ctx, plan.num_elements() == 0 || std::find(yp, yp + ny, In(0)) == yp + ny,
                   ctx->NodeError(errors::InvalidArgument("Integer division by zero")));
     }
+    if constexpr (requires { Functor::ValidateRhs(yp, int64_t{0}); }) {
+      if (plan.num_elements() > 0) {
+        Status valid = Functor::ValidateRhs(yp, y.NumElements());
+        OP_REQUIRES(ctx, valid.ok(), ctx->NodeError(valid));
+      }
+    }
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan.output_shape(), &out));
-    BroadcastBinaryLoop(plan, xp, yp, out->data<Out>(), Functor());
+    if (plan.num_elements() == 0) return;
+    Out* zp = out->data<Out>();
+    ShardedFor(ctx, plan.num_units(), plan.unit_size() * functor::CostPerElement<Functor>(),
+               [&](int64_t begin, int64_t end) {
+                 BroadcastBinaryRange(plan, xp, yp, zp, Functor(), begin, end);
+               });
   }
 
  private:
@@ -69,11 +83,46 @@ class UnaryOpKernel : public OpKernel {
     const Tensor& x = ctx->input(0);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
-    const In* __restrict xp = x.data<In>();
-    Out* __restrict zp = out->data<Out>();
-    const int64_t n = x.NumElements();
+    const In* xp = x.data<In>();
+    Out* zp = out->data<Out>();
+    ShardedFor(ctx, x.NumElements(), functor::CostPerElement<Functor>(),
+               [xp, zp](int64_t begin, int64_t end) { Apply(xp + begin, zp + begin, end - begin); });
+  }
+
+ private:
+  static void Apply(const In* __restrict x, Out* __restrict z, int64_t n) {
     const Functor f;
-    for (int64_t i = 0; i < n; ++i) zp[i] = f(xp[i]);
+    for (int64_t i = 0; i < n; ++i) z[i] = f(x[i]);
+  }
+};
+
+// z = f(x, y) for inputs with the same number of elements, shaped like x; the
+// gradient helpers (SigmoidGrad, TanhGrad, ...) are of this kind.
+template <typename Functor>
+class SameSizeBinaryOpKernel : public OpKernel {
+ public:
+  using In = typename Functor::in_type;
+  using Out = typename Functor::out_type;
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    OP_REQUIRES(ctx, x.NumElements() == y.NumElements(),
+                ctx->NodeError(errors::InvalidArgument(
+                    "The two arguments to a cwise op must have same number of elements, got ",
+                    x.NumElements(), " and ", y.NumElements(), " (shapes ",
+                    x.shape().DebugString(), " and ", y.shape().DebugString(), ")")));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+    const In* xp = x.data<In>();
+    const In* yp = y.data<In>();
+    Out* zp = out->data<Out>();
+    ShardedFor(ctx, x.NumElements(), functor::CostPerElement<Functor>(),
+               [xp, yp, zp](int64_t begin, int64_t end) {
+                 broadcast_internal::Elementwise(xp + begin, yp + begin, zp + begin, end - begin,
+                                                 Functor());
+               });
   }
 };
 

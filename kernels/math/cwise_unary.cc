@@ -1,4 +1,5 @@
-// Unary arithmetic: Neg, Square.
+// Unary arithmetic defined on integers and floating point: Neg, Square,
+// Abs, Sign.
 #include "kernels/math/cwise_op_kernels.h"
 
 namespace af {
@@ -11,6 +12,8 @@ namespace af {
 
 AF_REGISTER_UNARY("Neg", functor::Neg);
 AF_REGISTER_UNARY("Square", functor::Square);
+AF_REGISTER_UNARY("Abs", functor::Abs);
+AF_REGISTER_UNARY("Sign", functor::Sign);
 #undef AF_REGISTER_UNARY
 
 }  // namespace af

@@ -1,5 +1,9 @@
-// Softmax over the last dim: exp(x - max) / sum(exp(x - max)) per row.
+// Softmax and LogSoftmax over the last dim, row by row:
+//   softmax     = exp(x - max) / sum(exp(x - max))
+//   log_softmax = (x - max) - log(sum(exp(x - max)))
 // Subtracting the row max keeps exp from overflowing for large logits.
+#include <cmath>
+
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
 #include "kernels/eigen_core.h"
@@ -8,7 +12,7 @@ namespace af {
 
 namespace {
 
-template <typename T>
+template <typename T, bool kLog>
 class SoftmaxOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -32,8 +36,13 @@ class SoftmaxOp : public OpKernel {
       Eigen::Map<const Row> x(in + r * depth, depth);
       Eigen::Map<Row> y(res + r * depth, depth);
       const T max = x.maxCoeff();
-      y = (x - max).exp();  // Eigen's vectorized exp
-      y *= T(1) / y.sum();
+      if constexpr (kLog) {
+        y = x - max;
+        y -= std::log(y.exp().sum());  // Eigen's vectorized exp
+      } else {
+        y = (x - max).exp();
+        y *= T(1) / y.sum();
+      }
     }
   }
 };
@@ -41,8 +50,14 @@ class SoftmaxOp : public OpKernel {
 }  // namespace
 
 REGISTER_KERNEL_BUILDER(KernelDefBuilder("Softmax").Device(DEVICE_CPU).TypeConstraint<float>("T"),
-                        SoftmaxOp<float>);
+                        SoftmaxOp<float, false>);
 REGISTER_KERNEL_BUILDER(KernelDefBuilder("Softmax").Device(DEVICE_CPU).TypeConstraint<double>("T"),
-                        SoftmaxOp<double>);
+                        SoftmaxOp<double, false>);
+REGISTER_KERNEL_BUILDER(
+    KernelDefBuilder("LogSoftmax").Device(DEVICE_CPU).TypeConstraint<float>("T"),
+    SoftmaxOp<float, true>);
+REGISTER_KERNEL_BUILDER(
+    KernelDefBuilder("LogSoftmax").Device(DEVICE_CPU).TypeConstraint<double>("T"),
+    SoftmaxOp<double, true>);
 
 }  // namespace af

@@ -216,6 +216,42 @@ BOOST_AUTO_TEST_CASE(eight_threads_run_concurrently) {
   BOOST_TEST(failures.load() == 0);
 }
 
+BOOST_AUTO_TEST_CASE(close_while_threads_run_ends_every_call_cleanly) {
+  auto session = NewSession(2);
+  BOOST_TEST_REQUIRE(session->Extend(ScalarGraph()).ok());
+  std::atomic<bool> stop{false};
+  std::atomic<int> unexpected{0};
+  std::atomic<int> completed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<Tensor> out;
+      while (!stop.load()) {
+        const float x = static_cast<float>(t);
+        Status s = session->Run({{"x:0", Tensor::Scalar<float>(x)}}, {"c:0"}, {}, &out);
+        if (s.ok()) {
+          if (out[0].scalar<float>() != x + 2) unexpected.fetch_add(1);
+          completed.fetch_add(1);
+        } else if (s.code() == Code::FAILED_PRECONDITION || s.code() == Code::CANCELLED) {
+          return;  // the session closed under us
+        } else {
+          unexpected.fetch_add(1);
+          return;
+        }
+      }
+    });
+  }
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (completed.load() < 200 && unexpected.load() == 0 &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  BOOST_TEST(session->Close().ok());
+  stop.store(true);
+  for (auto& t : threads) t.join();
+  BOOST_TEST(unexpected.load() == 0);
+}
+
 BOOST_AUTO_TEST_CASE(two_cpu_devices_share_a_step) {
   auto session = NewSession(2);
   GraphBuilder b;
@@ -235,6 +271,24 @@ BOOST_AUTO_TEST_CASE(two_cpu_devices_share_a_step) {
     BOOST_TEST(out[0].data<float>()[0] == 2 * x0 - 3);
     BOOST_TEST(out[0].data<float>()[1] == 2 * x0 - 5);
   }
+}
+
+BOOST_AUTO_TEST_CASE(two_sessions_in_one_process_are_independent) {
+  auto first = NewSession();
+  auto second = NewSession();
+  BOOST_TEST_REQUIRE(first->Extend(ScalarGraph()).ok());
+  GraphBuilder b;
+  b.Placeholder("x", DT_FLOAT);
+  b.Op("Neg", "c", {"x"});
+  BOOST_TEST_REQUIRE(second->Extend(b.graph()).ok());
+  std::vector<Tensor> out1, out2;
+  BOOST_TEST_REQUIRE(first->Run({{"x", Tensor::Scalar<float>(1)}}, {"c"}, {}, &out1).ok());
+  BOOST_TEST_REQUIRE(second->Run({{"x", Tensor::Scalar<float>(1)}}, {"c"}, {}, &out2).ok());
+  BOOST_TEST(out1[0].scalar<float>() == 3.0f);
+  BOOST_TEST(out2[0].scalar<float>() == -1.0f);
+  first.reset();  // destroyed without Close
+  BOOST_TEST_REQUIRE(second->Run({{"x", Tensor::Scalar<float>(2)}}, {"c"}, {}, &out2).ok());
+  BOOST_TEST(out2[0].scalar<float>() == -2.0f);
 }
 
 BOOST_AUTO_TEST_CASE(closed_session_refuses_calls) {

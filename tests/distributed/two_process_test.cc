@@ -130,6 +130,72 @@ BOOST_AUTO_TEST_CASE(killed_server_fails_running_and_later_steps_promptly) {
   BOOST_TEST((s.code() == Code::UNAVAILABLE || s.code() == Code::INVALID_ARGUMENT), s.ToString());
 }
 
+BOOST_AUTO_TEST_CASE(strings_and_large_tensors_cross_processes) {
+  ServerProcess server;
+  Status s = server.Start({"--task", "1"});
+  BOOST_TEST_REQUIRE(s.ok(), s.ToString());
+  auto session = ConnectTo(server);
+  GraphBuilder b;
+  b.Placeholder("words", DT_STRING, LocalCpu(0));
+  b.Op("Identity", "words_there", {"words"}, DT_STRING, kRemoteCpu);
+  b.Op("Identity", "words_back", {"words_there"}, DT_STRING, LocalCpu(0));
+  b.Placeholder("big", DT_FLOAT, LocalCpu(0));
+  b.Op("Identity", "big_there", {"big"}, DT_FLOAT, kRemoteCpu);
+  b.Op("Add", "big_sum", {"big_there", "big_there"}, DT_FLOAT, kRemoteCpu);
+  BOOST_TEST_REQUIRE(session->Extend(b.graph()).ok());
+
+  Tensor words = Tensor::FromVector<std::string>({"", "actor", std::string(100000, 'q')});
+  std::vector<Tensor> out;
+  s = session->Run({{"words", words}}, {"words_back"}, {}, &out);
+  BOOST_TEST_REQUIRE(s.ok(), s.ToString());
+  BOOST_TEST_REQUIRE(out[0].NumElements() == 3);
+  for (int i = 0; i < 3; ++i) {
+    BOOST_TEST(out[0].data<std::string>()[i] == words.data<std::string>()[i]);
+  }
+
+  constexpr int64_t kElements = 1 << 20;  // 4 MiB each way
+  Tensor big(DT_FLOAT, TensorShape{kElements});
+  for (int64_t i = 0; i < kElements; ++i) big.data<float>()[i] = static_cast<float>(i % 1000);
+  s = session->Run({{"big", big}}, {"big_sum"}, {}, &out);
+  BOOST_TEST_REQUIRE(s.ok(), s.ToString());
+  BOOST_TEST_REQUIRE(out[0].NumElements() == kElements);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < kElements; ++i) {
+    if (out[0].data<float>()[i] != 2.0f * static_cast<float>(i % 1000)) ++wrong;
+  }
+  BOOST_TEST(wrong == 0);
+}
+
+BOOST_AUTO_TEST_CASE(two_servers_exchange_tensors_through_the_session) {
+  ServerProcess one, two;
+  BOOST_TEST_REQUIRE(one.Start({"--task", "1"}).ok());
+  BOOST_TEST_REQUIRE(two.Start({"--task", "2"}).ok());
+  const std::string task2 = "/job:worker/replica:0/task:2/device:CPU:0";
+  SessionOptions options;
+  options.remote_workers = {one.address(), two.address()};
+  options.default_timeout_ms = 30000;
+  std::unique_ptr<Session> session;
+  Status s = Session::Create(options, &session);
+  BOOST_TEST_REQUIRE(s.ok(), s.ToString());
+  BOOST_TEST(session->ListDevices().size() == 3u);
+  GraphBuilder b;
+  b.Placeholder("x", DT_FLOAT, LocalCpu(0));
+  b.Const("one", Tensor::Scalar<float>(1), kRemoteCpu);
+  b.Op("Add", "a", {"x", "one"}, DT_FLOAT, kRemoteCpu);   // task 1
+  b.Op("Add", "b", {"a", "a"}, DT_FLOAT, task2);          // task 1 -> task 2
+  b.Op("Add", "c", {"b", "a"}, DT_FLOAT, kRemoteCpu);     // task 2 -> task 1
+  b.Op("Identity", "y", {"c"}, DT_FLOAT, LocalCpu(0));
+  BOOST_TEST_REQUIRE(session->Extend(b.graph()).ok());
+  for (int i = 0; i < 3; ++i) {
+    std::vector<Tensor> out;
+    s = session->Run({{"x", Tensor::Scalar<float>(static_cast<float>(i))}}, {"y", "b"}, {}, &out);
+    BOOST_TEST_REQUIRE(s.ok(), s.ToString());
+    const float a = static_cast<float>(i) + 1;
+    BOOST_TEST(out[0].scalar<float>() == 3 * a);
+    BOOST_TEST(out[1].scalar<float>() == 2 * a);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(unreachable_worker_fails_session_creation) {
   // Find a port nobody listens on: start a server, note its port, stop it.
   uint16_t port = 0;

@@ -129,6 +129,19 @@ BOOST_AUTO_TEST_CASE(remove_edge_and_remove_node) {
   BOOST_TEST(n->id() != b_id);
 }
 
+BOOST_AUTO_TEST_CASE(remove_node_with_a_self_loop) {
+  Graph g(ControlFlowTestRegistry());
+  BOOST_REQUIRE(ImportText(Placeholder("a") + OpT("b", "Identity", {"a"}), &g).ok());
+  Node* b = g.FindNode("b");
+  g.AddControlEdge(b, b);
+  g.AddControlEdge(b, g.FindNode("a"));
+  BOOST_TEST(g.edges().size() == 3u);
+  g.RemoveNode(b);
+  BOOST_TEST(g.edges().empty());
+  BOOST_TEST(g.FindNode("a")->in_edges().empty());
+  BOOST_TEST(g.FindNode("a")->out_edges().empty());
+}
+
 BOOST_AUTO_TEST_CASE(new_name_avoids_existing_names) {
   Graph g(ControlFlowTestRegistry());
   BOOST_TEST(g.NewName("x") == "x");

@@ -27,6 +27,11 @@ KernelRunner& KernelRunner::RefInput(Tensor* storage, std::mutex* mu) {
   return *this;
 }
 
+KernelRunner& KernelRunner::OnDevice(DeviceBase* device) {
+  active_device_ = device;
+  return *this;
+}
+
 namespace {
 DataType DtypeOf(const Tensor& value, const Tensor* ref) {
   return BaseType(ref ? ref->dtype() : value.dtype());
@@ -72,7 +77,7 @@ Status KernelRunner::Build() {
   AF_RETURN_IF_ERROR(InferTypeAttrs(*op_def));
   AddDefaultsToNodeDef(*op_def, &node_);
   AF_RETURN_IF_ERROR(ValidateNodeDef(node_, *op_def));
-  return KernelRegistry::Global()->CreateKernel(DEVICE_CPU, &device_, node_, &kernel_);
+  return KernelRegistry::Global()->CreateKernel(DEVICE_CPU, active_device_, node_, &kernel_);
 }
 
 StatusOr<std::vector<Tensor>> KernelRunner::Run() {
@@ -90,7 +95,7 @@ StatusOr<std::vector<Tensor>> KernelRunner::Run() {
   std::vector<TensorValue> out(kernel_->num_outputs());
 
   OpKernelContext::Params params;
-  params.device = &device_;
+  params.device = active_device_;
   params.op_kernel = kernel_.get();
   params.inputs = in.data();
   params.outputs = out.data();

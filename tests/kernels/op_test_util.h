@@ -55,6 +55,9 @@ class KernelRunner {
   KernelRunner& Input(Tensor value);
   // Appends a reference input (a variable's storage and its mutex).
   KernelRunner& RefInput(Tensor* storage, std::mutex* mu);
+  // Runs on `device` (which must outlive the runner) instead of the plain
+  // test CPU device, e.g. one with an intra-op thread pool.
+  KernelRunner& OnDevice(DeviceBase* device);
 
   // Completes the NodeDef and creates the kernel; Run() calls it if needed.
   Status Build();
@@ -80,6 +83,7 @@ class KernelRunner {
   tensorflow::NodeDef node_;
   std::vector<PendingInput> inputs_;
   TestCpuDevice device_;
+  DeviceBase* active_device_ = &device_;
   std::unique_ptr<OpKernel> kernel_;
 };
 

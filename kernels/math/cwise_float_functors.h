@@ -1,0 +1,94 @@
+// Floating-point element-wise functors: the transcendental unary ops and the
+// gradient helpers TensorFlow's autodiff emits for them (inputs y, the
+// forward op's output, and dy, the incoming gradient).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+namespace af::functor {
+
+template <typename T>
+struct FloatUnaryBase {
+  using in_type = T;
+  using out_type = T;
+};
+
+template <typename T>
+struct Sqrt : FloatUnaryBase<T> {
+  static constexpr int64_t kCost = 4;
+  T operator()(T a) const { return std::sqrt(a); }
+};
+template <typename T>
+struct Rsqrt : FloatUnaryBase<T> {
+  static constexpr int64_t kCost = 8;
+  T operator()(T a) const { return T(1) / std::sqrt(a); }
+};
+template <typename T>
+struct Exp : FloatUnaryBase<T> {
+  static constexpr int64_t kCost = 20;
+  T operator()(T a) const { return std::exp(a); }
+};
+template <typename T>
+struct Log : FloatUnaryBase<T> {
+  static constexpr int64_t kCost = 20;
+  T operator()(T a) const { return std::log(a); }
+};
+template <typename T>
+struct Log1p : FloatUnaryBase<T> {
+  static constexpr int64_t kCost = 25;
+  T operator()(T a) const { return std::log1p(a); }
+};
+template <typename T>
+struct Tanh : FloatUnaryBase<T> {
+  static constexpr int64_t kCost = 30;
+  T operator()(T a) const { return std::tanh(a); }
+};
+// 1 / (1 + e^-x): for very negative x, e^-x overflows to +inf and the
+// result is a correct 0 rather than NaN.
+template <typename T>
+struct Sigmoid : FloatUnaryBase<T> {
+  static constexpr int64_t kCost = 25;
+  T operator()(T a) const { return T(1) / (T(1) + std::exp(-a)); }
+};
+template <typename T>
+struct Reciprocal : FloatUnaryBase<T> {
+  static constexpr int64_t kCost = 4;
+  T operator()(T a) const { return T(1) / a; }
+};
+
+// Gradient helpers: z = f(y, dy), same-size inputs, no broadcasting.
+template <typename T>
+struct GradBase {
+  using in_type = T;
+  using out_type = T;
+};
+
+// d sigmoid = y (1 - y)
+template <typename T>
+struct SigmoidGrad : GradBase<T> {
+  T operator()(T y, T dy) const { return dy * (y * (T(1) - y)); }
+};
+// d tanh = 1 - y^2
+template <typename T>
+struct TanhGrad : GradBase<T> {
+  T operator()(T y, T dy) const { return dy * (T(1) - y * y); }
+};
+// d sqrt(x) = 1 / (2 sqrt(x)) = 0.5 / y
+template <typename T>
+struct SqrtGrad : GradBase<T> {
+  static constexpr int64_t kCost = 4;
+  T operator()(T y, T dy) const { return (T(0.5) * dy) / y; }
+};
+// d x^-1/2 = -1/2 x^-3/2 = -0.5 y^3
+template <typename T>
+struct RsqrtGrad : GradBase<T> {
+  T operator()(T y, T dy) const { return (T(-0.5) * dy) * (y * y * y); }
+};
+// d 1/x = -1/x^2 = -y^2
+template <typename T>
+struct ReciprocalGrad : GradBase<T> {
+  T operator()(T y, T dy) const { return -dy * (y * y); }
+};
+
+}  // namespace af::functor

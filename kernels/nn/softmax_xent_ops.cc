@@ -1,0 +1,187 @@
+// SoftmaxCrossEntropyWithLogits and SparseSoftmaxCrossEntropyWithLogits:
+// per row of logits, loss = -sum(labels * log_softmax(logits)) and
+// backprop = softmax(logits) - labels, computed from the row max shifted
+// logits so that exp cannot overflow.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+#include "core/kernel_registry.h"
+#include "core/op_kernel.h"
+#include "kernels/math/intra_op_parallel.h"
+
+namespace af {
+
+namespace {
+
+// Softmax of one row into `backprop`; returns log(sum(exp(x - max))) and
+// sets *max.
+template <typename T>
+T SoftmaxRow(const T* x, int64_t x_step, int64_t classes, T* backprop, T* max) {
+  T m = x[0];
+  for (int64_t c = 1; c < classes; ++c) m = std::max(m, x[c * x_step]);
+  T sum = T(0);
+  for (int64_t c = 0; c < classes; ++c) {
+    backprop[c] = std::exp(x[c * x_step] - m);
+    sum += backprop[c];
+  }
+  const T inv = T(1) / sum;
+  for (int64_t c = 0; c < classes; ++c) backprop[c] *= inv;
+  *max = m;
+  return std::log(sum);
+}
+
+// Size of dim d (0 or 1) of t seen as a matrix, leading 1s for lower ranks.
+int64_t MatrixDim(const Tensor& t, int d) {
+  const int pad = 2 - t.dims();
+  return d < pad ? 1 : t.dim_size(d - pad);
+}
+
+template <typename T>
+class SoftmaxXentOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& logits = ctx->input(0);
+    const Tensor& labels = ctx->input(1);
+    OP_REQUIRES(ctx, logits.dims() <= 2 && labels.dims() <= 2 && (logits.dims() == 2 || labels.dims() == 2),
+                ctx->NodeError(errors::InvalidArgument(
+                    "logits and labels must be either 2-dimensional, or broadcasted to be "
+                    "2-dimensional; got logits_size=",
+                    logits.shape().DebugString(), " labels_size=", labels.shape().DebugString())));
+    int64_t dims[2];
+    for (int d = 0; d < 2; ++d) {
+      const int64_t a = MatrixDim(logits, d), b = MatrixDim(labels, d);
+      OP_REQUIRES(ctx, a == b || a == 1 || b == 1,
+                  ctx->NodeError(errors::InvalidArgument(
+                      "logits and labels must be broadcastable: logits_size=",
+                      logits.shape().DebugString(), " labels_size=", labels.shape().DebugString())));
+      dims[d] = a == 1 ? b : a;
+    }
+    const int64_t batch = dims[0], classes = dims[1];
+    Tensor* loss = nullptr;
+    Tensor* backprop = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape{batch}, &loss));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape{batch, classes}, &backprop));
+    if (batch == 0) return;
+    T* loss_p = loss->data<T>();
+    if (classes == 0) {  // nothing to normalize over: an empty sum
+      std::fill(loss_p, loss_p + batch, T(0));
+      return;
+    }
+    // Broadcast dims step by 0.
+    const int64_t lc = MatrixDim(logits, 1) == 1 ? 0 : 1;
+    const int64_t lr = MatrixDim(logits, 0) == 1 ? 0 : MatrixDim(logits, 1);
+    const int64_t yc = MatrixDim(labels, 1) == 1 ? 0 : 1;
+    const int64_t yr = MatrixDim(labels, 0) == 1 ? 0 : MatrixDim(labels, 1);
+    const T* x = logits.data<T>();
+    const T* y = labels.data<T>();
+    T* bp = backprop->data<T>();
+    ShardedFor(ctx, batch, classes * 40, [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b) {
+        const T* xr = x + b * lr;
+        const T* yrow = y + b * yr;
+        T* g = bp + b * classes;
+        T max;
+        const T log_sum = SoftmaxRow(xr, lc, classes, g, &max);
+        T l = T(0);
+        for (int64_t c = 0; c < classes; ++c) {
+          const T label = yrow[c * yc];
+          // -label * log_softmax, with log_softmax = (x - max) - log_sum.
+          l += label * (log_sum - (xr[c * lc] - max));
+          g[c] -= label;
+        }
+        loss_p[b] = l;
+      }
+    });
+  }
+};
+
+template <typename T, typename Index>
+class SparseSoftmaxXentOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& logits = ctx->input(0);
+    const Tensor& labels = ctx->input(1);
+    OP_REQUIRES(ctx, logits.dims() == 2,
+                ctx->NodeError(errors::InvalidArgument("logits must be 2-D, but got shape ",
+                                                       logits.shape().DebugString())));
+    OP_REQUIRES(ctx, labels.dims() == 1,
+                ctx->NodeError(errors::InvalidArgument("labels must be 1-D, but got shape ",
+                                                       labels.shape().DebugString())));
+    OP_REQUIRES(ctx, logits.dim_size(0) == labels.dim_size(0),
+                ctx->NodeError(errors::InvalidArgument(
+                    "logits and labels must have the same first dimension, got logits shape ",
+                    logits.shape().DebugString(), " and labels shape ",
+                    labels.shape().DebugString())));
+    const int64_t batch = logits.dim_size(0), classes = logits.dim_size(1);
+    OP_REQUIRES(ctx, batch == 0 || classes > 0,
+                ctx->NodeError(errors::InvalidArgument(
+                    "Must have at least one class, but got logits shape ",
+                    logits.shape().DebugString())));
+    const Index* label = labels.data<Index>();
+    for (int64_t b = 0; b < batch; ++b) {
+      OP_REQUIRES(ctx, label[b] >= 0 && label[b] < classes,
+                  ctx->NodeError(errors::InvalidArgument(
+                      "Received a label value of ", label[b],
+                      " which is outside the valid range of [0, ", classes,
+                      ").  Label values: ", LabelValues(labels))));
+    }
+    Tensor* loss = nullptr;
+    Tensor* backprop = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape{batch}, &loss));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(1, logits.shape(), &backprop));
+    const T* x = logits.data<T>();
+    T* loss_p = loss->data<T>();
+    T* bp = backprop->data<T>();
+    ShardedFor(ctx, batch, classes * 40, [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b) {
+        const T* xr = x + b * classes;
+        T* g = bp + b * classes;
+        T max;
+        const T log_sum = SoftmaxRow(xr, 1, classes, g, &max);
+        loss_p[b] = log_sum - (xr[label[b]] - max);
+        g[label[b]] -= T(1);
+      }
+    });
+  }
+
+ private:
+  static std::string LabelValues(const Tensor& labels) {
+    std::ostringstream s;
+    const Index* v = labels.data<Index>();
+    for (int64_t i = 0; i < labels.NumElements(); ++i) s << (i ? " " : "") << v[i];
+    return s.str();
+  }
+};
+
+}  // namespace
+
+#define AF_REGISTER_XENT(T)                                                            \
+  REGISTER_KERNEL_BUILDER(KernelDefBuilder("SoftmaxCrossEntropyWithLogits")            \
+                              .Device(DEVICE_CPU)                                      \
+                              .TypeConstraint<T>("T")                                  \
+                              .Expensive(),                                            \
+                          SoftmaxXentOp<T>);                                           \
+  REGISTER_KERNEL_BUILDER(KernelDefBuilder("SparseSoftmaxCrossEntropyWithLogits")      \
+                              .Device(DEVICE_CPU)                                      \
+                              .TypeConstraint<T>("T")                                  \
+                              .TypeConstraint<int32_t>("Tlabels")                      \
+                              .Expensive(),                                            \
+                          SparseSoftmaxXentOp<T, int32_t>);                            \
+  REGISTER_KERNEL_BUILDER(KernelDefBuilder("SparseSoftmaxCrossEntropyWithLogits")      \
+                              .Device(DEVICE_CPU)                                      \
+                              .TypeConstraint<T>("T")                                  \
+                              .TypeConstraint<int64_t>("Tlabels")                      \
+                              .Expensive(),                                            \
+                          SparseSoftmaxXentOp<T, int64_t>)
+AF_REGISTER_XENT(float);
+AF_REGISTER_XENT(double);
+#undef AF_REGISTER_XENT
+
+}  // namespace af

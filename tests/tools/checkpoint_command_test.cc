@@ -1,0 +1,176 @@
+// `actorflow checkpoint inspect`, on checkpoints written by a graph run
+// through `actorflow run` (VariableV2, Assign and SaveV2 in a Session).
+#include <boost/test/unit_test.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Result Actorflow(const std::string& args) {
+  const std::string command = std::string(AF_ACTORFLOW_BIN) + " " + args + " 2>&1";
+  Result r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  BOOST_REQUIRE_MESSAGE(pipe != nullptr, "cannot run " << command);
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
+  const int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+bool Contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+struct TempDir {
+  TempDir() {
+    std::string templ = "/tmp/af_ckpt_tool_XXXXXX";
+    if (::mkdtemp(templ.data()) != nullptr) path = templ;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string path;
+};
+
+void WriteText(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+std::string FloatConst(const std::string& name, float a, float b) {
+  return "node { name: '" + name + "' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }"
+         " attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } }"
+         " float_val: " + std::to_string(a) + " float_val: " + std::to_string(b) + " } } } }\n";
+}
+
+std::string StringConst(const std::string& name, const std::string& value, bool vector) {
+  return "node { name: '" + name + "' op: 'Const' attr { key: 'dtype' value { type: DT_STRING } }"
+         " attr { key: 'value' value { tensor { dtype: DT_STRING tensor_shape { " +
+         (vector ? "dim { size: 1 } " : "") + "} string_val: '" + value + "' } } } }\n";
+}
+
+// A graph that initializes variable `weights` and saves it under `prefix`.
+std::string SaveGraph(const std::string& prefix) {
+  return "node { name: 'weights' op: 'VariableV2' attr { key: 'dtype' value { type: DT_FLOAT } }"
+         " attr { key: 'shape' value { shape { dim { size: 2 } } } } }\n" +
+         FloatConst("init_value", 1.5f, -2.0f) +
+         "node { name: 'init' op: 'Assign' input: 'weights' input: 'init_value'"
+         " attr { key: 'T' value { type: DT_FLOAT } } }\n" +
+         StringConst("prefix", prefix, false) + StringConst("names", "weights", true) +
+         StringConst("slices", "", true) +
+         "node { name: 'save' op: 'SaveV2' input: 'prefix' input: 'names' input: 'slices'"
+         " input: 'weights' input: '^init'"
+         " attr { key: 'dtypes' value { list { type: DT_FLOAT } } } }\n";
+}
+
+std::string RestoreGraph(const std::string& prefix) {
+  return StringConst("prefix", prefix, false) + StringConst("names", "weights", true) +
+         StringConst("slices", "", true) +
+         "node { name: 'restore' op: 'RestoreV2' input: 'prefix' input: 'names' input: 'slices'"
+         " attr { key: 'dtypes' value { list { type: DT_FLOAT } } } }\n";
+}
+
+BOOST_AUTO_TEST_SUITE(checkpoint_command)
+
+BOOST_AUTO_TEST_CASE(save_inspect_and_restore_through_the_command_line) {
+  TempDir dir;
+  const std::string prefix = dir.path + "/model.ckpt-1";
+  WriteText(dir.path + "/save.pbtxt", SaveGraph(prefix));
+  Result r = Actorflow("run --graph " + dir.path + "/save.pbtxt --target save");
+  BOOST_TEST_INFO(r.output);
+  BOOST_REQUIRE(r.exit_code == 0);
+  BOOST_REQUIRE(std::filesystem::exists(prefix + ".afckpt"));
+
+  r = Actorflow("checkpoint inspect " + prefix);
+  BOOST_TEST_INFO(r.output);
+  BOOST_TEST(r.exit_code == 0);
+  BOOST_TEST(Contains(r.output, "checkpoint: " + prefix + ".afckpt"));
+  BOOST_TEST(Contains(r.output, "tensors: 1 (8 bytes of data, all checksums verified)"));
+  BOOST_TEST(Contains(r.output, "  name     dtype  shape  bytes\n"));
+  BOOST_TEST(Contains(r.output, "  weights  float  [2]        8\n"));
+
+  // A directory means its latest checkpoint.
+  WriteText(dir.path + "/checkpoint", "model_checkpoint_path: \"model.ckpt-1\"\n"
+                                      "all_model_checkpoint_paths: \"model.ckpt-1\"\n");
+  r = Actorflow("checkpoint inspect " + dir.path);
+  BOOST_TEST_INFO(r.output);
+  BOOST_TEST(r.exit_code == 0);
+  BOOST_TEST(Contains(r.output, "weights"));
+
+  WriteText(dir.path + "/restore.pbtxt", RestoreGraph(prefix));
+  r = Actorflow("run --graph " + dir.path + "/restore.pbtxt --fetch restore:0");
+  BOOST_TEST_INFO(r.output);
+  BOOST_TEST(r.exit_code == 0);
+  BOOST_TEST(Contains(r.output, "restore:0: dtype float, shape [2]"));
+  BOOST_TEST(Contains(r.output, "values: 1.5 -2"));
+}
+
+BOOST_AUTO_TEST_CASE(damaged_checkpoints_print_data_loss_and_exit_1) {
+  TempDir dir;
+  const std::string prefix = dir.path + "/m";
+  WriteText(dir.path + "/save.pbtxt", SaveGraph(prefix));
+  BOOST_REQUIRE(Actorflow("run --graph " + dir.path + "/save.pbtxt --target save").exit_code == 0);
+  const std::string file = prefix + ".afckpt";
+
+  // A flipped bit in the tensor's bytes (at the first aligned offset).
+  std::string bytes;
+  {
+    std::ifstream in(file, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::string bad = bytes;
+  bad[65] = static_cast<char>(bad[65] ^ 1);
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bad;
+  Result r = Actorflow("checkpoint inspect " + prefix);
+  BOOST_TEST_INFO(r.output);
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(Contains(r.output, "DATA_LOSS"));
+  BOOST_TEST(Contains(r.output, "'weights'"));
+
+  // The restore fails the same way.
+  WriteText(dir.path + "/restore.pbtxt", RestoreGraph(prefix));
+  r = Actorflow("run --graph " + dir.path + "/restore.pbtxt --fetch restore:0");
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(Contains(r.output, "DATA_LOSS"));
+
+  std::filesystem::resize_file(file, bytes.size() / 2);
+  r = Actorflow("checkpoint inspect " + file);
+  BOOST_TEST_INFO(r.output);
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(Contains(r.output, "DATA_LOSS"));
+}
+
+BOOST_AUTO_TEST_CASE(missing_checkpoints_and_bad_usage) {
+  TempDir dir;
+  Result r = Actorflow("checkpoint inspect " + dir.path + "/nothing");
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(Contains(r.output, "NOT_FOUND"));
+  r = Actorflow("checkpoint inspect " + dir.path);  // no state file
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(Contains(r.output, "NOT_FOUND"));
+  r = Actorflow("checkpoint");
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(Contains(r.output, "usage: actorflow checkpoint inspect"));
+  r = Actorflow("checkpoint list x");
+  BOOST_TEST(r.exit_code == 2);
+  r = Actorflow("help");
+  BOOST_TEST(Contains(r.output, "checkpoint"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
