@@ -123,7 +123,7 @@ template <class F> caf::error Fields(F& f, RunGraphRequest& x) {
   return f(caf::meta::type_name("af.RunGraphRequest"), x.session_id, x.step_id, x.partitions);
 }
 template <class F> caf::error Fields(F& f, PartitionResult& x) {
-  return f(caf::meta::type_name("af.PartitionResult"), x.retvals);
+  return f(caf::meta::type_name("af.PartitionResult"), x.retvals, x.cost_nodes, x.cost_micros);
 }
 template <class F> caf::error Fields(F& f, RunGraphResponse& x) {
   return f(caf::meta::type_name("af.RunGraphResponse"), x.status, x.partitions);

@@ -59,6 +59,11 @@ struct RunGraphRequest {
 // `_Retval` values of one partition, in index order.
 struct PartitionResult {
   std::vector<Tensor> retvals;
+  // Measured execution times of the partition's nodes, on the steps where
+  // the device measured them (empty otherwise); they refine the master's
+  // cost model for later placements.
+  std::vector<std::string> cost_nodes;
+  std::vector<double> cost_micros;
 };
 struct RunGraphResponse {
   WireStatus status;

@@ -73,7 +73,8 @@ Status ClientSession::Run(const RunOptions& run_options, const FeedType& inputs,
     targets.push_back(op.name());
   }
   AF_RETURN_IF_ERROR(ExtendWithNewNodes());
-  return session_->Run(run_options, feeds, fetches, targets, outputs);
+  std::vector<Tensor> unused;
+  return session_->Run(run_options, feeds, fetches, targets, outputs ? outputs : &unused);
 }
 
 }  // namespace af

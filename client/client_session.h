@@ -37,6 +37,8 @@ class ClientSession {
 
   Status status() const { return create_status_; }
 
+  // `outputs` gets one tensor per fetch; it may be null when nothing is
+  // fetched.
   Status Run(const std::vector<Output>& fetch_outputs, std::vector<Tensor>* outputs) const;
   Status Run(const FeedType& inputs, const std::vector<Output>& fetch_outputs,
              std::vector<Tensor>* outputs) const;

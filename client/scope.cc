@@ -1,6 +1,7 @@
 #include "client/scope.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -46,6 +47,7 @@ struct Scope::Impl {
   std::shared_ptr<Status> status;
   std::shared_ptr<NameRegistry> names;
   std::shared_ptr<ShapeRefiner> refiner;
+  std::shared_ptr<std::map<std::string, std::vector<Operation>>> collections;
   std::string name_scope;
   std::string op_name;
   std::string device;
@@ -69,6 +71,7 @@ Scope Scope::NewRootScope() {
   impl->graph = impl->graph_owner.get();
   impl->status = std::make_shared<Status>();
   impl->names = std::make_shared<NameRegistry>();
+  impl->collections = std::make_shared<std::map<std::string, std::vector<Operation>>>();
   ShapeRefinerOptions options;
   options.evaluate_shape_ops = true;
   impl->refiner = std::make_shared<ShapeRefiner>(*impl->graph, options);
@@ -80,6 +83,7 @@ Scope Scope::NewRootScopeForGraph(Graph* graph) {
   impl->graph = graph;
   impl->status = std::make_shared<Status>();
   impl->names = std::make_shared<NameRegistry>();
+  impl->collections = std::make_shared<std::map<std::string, std::vector<Operation>>>();
   ShapeRefinerOptions options;
   options.evaluate_shape_ops = true;
   impl->refiner = std::make_shared<ShapeRefiner>(*impl->graph, options);
@@ -178,6 +182,15 @@ const std::string& Scope::device() const { return impl_->device; }
 const std::vector<Operation>& Scope::control_deps() const { return impl_->control_deps; }
 const std::vector<std::string>& Scope::colocation_constraints() const {
   return impl_->colocation;
+}
+
+void Scope::AddToCollection(const std::string& name, const Operation& op) const {
+  (*impl_->collections)[name].push_back(op);
+}
+
+std::vector<Operation> Scope::GetCollection(const std::string& name) const {
+  auto it = impl_->collections->find(name);
+  return it == impl_->collections->end() ? std::vector<Operation>{} : it->second;
 }
 
 Status Scope::RefineNode(Node* node) const { return impl_->refiner->RefineNode(node); }

@@ -76,6 +76,12 @@ class Scope {
   // Sorted "loc:@name" entries for the `_class` attr (empty: none).
   const std::vector<std::string>& colocation_constraints() const;
 
+  // Named lists of ops kept with the graph, like TensorFlow's graph
+  // collections ("variables", "trainable_variables", "initializers",
+  // "global_step"). Shared by every scope of the graph.
+  void AddToCollection(const std::string& name, const Operation& op) const;
+  std::vector<Operation> GetCollection(const std::string& name) const;
+
   // Runs shape inference on a node just added to this scope's graph.
   Status RefineNode(Node* node) const;
   // The same name scope, device, control dependencies and colocation, but

@@ -9,9 +9,7 @@ namespace {
 constexpr int64_t kNewAxis = -1;
 constexpr int64_t kShrinkAxis = -2;
 
-bool Bit(int32_t mask, int i) {
-  return i < 32 && ((static_cast<uint32_t>(mask) >> i) & 1u) != 0;
-}
+bool Bit(int32_t mask, int i) { return i < 32 && ((static_cast<uint32_t>(mask) >> i) & 1u) != 0; }
 
 // The spec with one entry per input dim; `gather` lists, per output dim,
 // the input dim it comes from (or kNewAxis / kShrinkAxis).
@@ -163,8 +161,10 @@ Status ComputeStridedSlice(const DimVector& input_dims, const StridedSliceSpec& 
 
   plan->final_dims.clear();
   for (int64_t g : dense.gather) {
-    if (g >= 0) plan->final_dims.push_back(plan->processing_dims[static_cast<int>(g)]);
-    else if (g == kNewAxis) plan->final_dims.push_back(1);
+    if (g >= 0)
+      plan->final_dims.push_back(plan->processing_dims[static_cast<int>(g)]);
+    else if (g == kNewAxis)
+      plan->final_dims.push_back(1);
   }
   return Status::OK();
 }

@@ -20,12 +20,11 @@
 namespace af {
 
 struct StridedSliceSpec {
-  int sparse_dims = 0;             // length of begin/end/strides
-  const int64_t* begin = nullptr;  // nullptr: values unknown
-  const int64_t* end = nullptr;    // nullptr: values unknown
+  int sparse_dims = 0;               // length of begin/end/strides
+  const int64_t* begin = nullptr;    // nullptr: values unknown
+  const int64_t* end = nullptr;      // nullptr: values unknown
   const int64_t* strides = nullptr;  // required
-  int32_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0, new_axis_mask = 0,
-          shrink_axis_mask = 0;
+  int32_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0, new_axis_mask = 0, shrink_axis_mask = 0;
 };
 
 struct StridedSlicePlan {

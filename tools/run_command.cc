@@ -6,7 +6,11 @@
 #include <iostream>
 #include <memory>
 
+#include "client/const_op.h"
+#include "client/gradients.h"
+#include "client/scope.h"
 #include "client/session.h"
+#include "core/node_def_util.h"
 #include "core/npy.h"
 #include "graph/graph_def_import.h"
 #include "tools/flags.h"
@@ -18,6 +22,7 @@ namespace {
 constexpr std::string_view kUsage =
     "usage: actorflow run --graph G.pb|G.pbtxt [--feed NAME[:PORT]=FILE.npy ...]\n"
     "                     --fetch NAME[:PORT] ... [--target NODE ...]\n"
+    "                     [--grad Y[:PORT] ... --wrt X[:PORT] ... [--grad-ys FILE.npy ...]]\n"
     "                     [--devices cpu:N] [--out DIR]\n"
     "\n"
     "Runs one step of the graph: feeds the named tensors from .npy files, computes\n"
@@ -25,12 +30,18 @@ constexpr std::string_view kUsage =
     "and first values; with --out writes DIR/<name>_<port>.npy ('/' in names\n"
     "becomes '_'). An error prints the Status and exits with 1.\n"
     "\n"
+    "  --grad Y          also compute the gradient of sum(Y) (of every --grad Y,\n"
+    "                    summed) with respect to each --wrt X; printed as\n"
+    "                    grad(X) and written to DIR/grad_<x>_<port>.npy\n"
+    "  --grad-ys F.npy   weights of the Ys instead of ones: one file per --grad,\n"
+    "                    shaped like its Y\n"
     "  --devices cpu:N   number of CPU devices to place the graph on (default 1)\n";
 
 struct RunFlags {
   std::string graph;
   std::vector<std::pair<std::string, std::string>> feeds;  // tensor name, file
   std::vector<std::string> fetches, targets;
+  std::vector<std::string> grad_ys, wrt, grad_ys_files;
   int num_cpus = 1;
   std::string out_dir;
 };
@@ -50,6 +61,12 @@ Status ReadRunFlags(const Args& args, RunFlags* flags) {
       flags->fetches.push_back(f.value);
     } else if (f.name == "--target") {
       flags->targets.push_back(f.value);
+    } else if (f.name == "--grad") {
+      flags->grad_ys.push_back(f.value);
+    } else if (f.name == "--wrt") {
+      flags->wrt.push_back(f.value);
+    } else if (f.name == "--grad-ys") {
+      flags->grad_ys_files.push_back(f.value);
     } else if (f.name == "--devices") {
       std::string spec = f.value;
       std::transform(spec.begin(), spec.end(), spec.begin(), ::tolower);
@@ -63,8 +80,13 @@ Status ReadRunFlags(const Args& args, RunFlags* flags) {
     }
   }
   if (flags->graph.empty()) return errors::InvalidArgument("--graph is required");
-  if (flags->fetches.empty() && flags->targets.empty())
-    return errors::InvalidArgument("give at least one --fetch or --target");
+  if (flags->fetches.empty() && flags->targets.empty() && flags->grad_ys.empty())
+    return errors::InvalidArgument("give at least one --fetch, --target or --grad");
+  if (flags->grad_ys.empty() != flags->wrt.empty())
+    return errors::InvalidArgument("--grad and --wrt go together");
+  if (!flags->grad_ys_files.empty() && flags->grad_ys_files.size() != flags->grad_ys.size())
+    return errors::InvalidArgument("give one --grad-ys file per --grad (", flags->grad_ys.size(),
+                                   " --grad, ", flags->grad_ys_files.size(), " --grad-ys)");
   return Status::OK();
 }
 
@@ -88,9 +110,57 @@ void PrintTensor(const std::string& name, const Tensor& t, std::ostream& out) {
   out << "\n";
 }
 
+// "name[:port]" of the imported graph as an Output.
+Status FindOutput(const Graph& g, const std::string& tensor_name, Output* out) {
+  TensorId id;
+  AF_RETURN_IF_ERROR(ParseTensorName(tensor_name, &id));
+  Node* n = g.FindNode(id.node);
+  if (n == nullptr || id.is_control())
+    return errors::NotFound("no tensor '", tensor_name, "' in the graph");
+  if (id.index >= n->num_outputs())
+    return errors::InvalidArgument("node '", id.node, "' has ", n->num_outputs(),
+                                   " output(s); '", tensor_name, "' asks for another");
+  *out = Output(n, id.index);
+  return Status::OK();
+}
+
+// Adds d(sum of the Ys, weighted by --grad-ys)/dX for every --wrt X to the
+// graph and names the gradient tensors to fetch.
+Status AddGradients(const RunFlags& flags, tensorflow::GraphDef* graph,
+                    std::vector<std::string>* grad_fetches) {
+  Graph g;
+  AF_RETURN_IF_ERROR(ImportGraphDef(*graph, &g));
+  Scope root = Scope::NewRootScopeForGraph(&g);
+  std::vector<Output> ys(flags.grad_ys.size()), xs(flags.wrt.size()), grad_ys, grads;
+  for (size_t i = 0; i < ys.size(); ++i)
+    AF_RETURN_IF_ERROR(FindOutput(g, flags.grad_ys[i], &ys[i]).WithContext("--grad"));
+  for (size_t i = 0; i < xs.size(); ++i)
+    AF_RETURN_IF_ERROR(FindOutput(g, flags.wrt[i], &xs[i]).WithContext("--wrt"));
+  for (const std::string& file : flags.grad_ys_files) {
+    Tensor t;
+    AF_RETURN_IF_ERROR(ReadNpy(file, &t).WithContext("--grad-ys '" + file + "'"));
+    grad_ys.push_back(ops::Const(root, Input::Initializer(t)));
+  }
+  AF_RETURN_IF_ERROR(root.status());
+  if (grad_ys.empty()) {
+    AF_RETURN_IF_ERROR(AddSymbolicGradients(root, ys, xs, &grads));
+  } else {
+    AF_RETURN_IF_ERROR(AddSymbolicGradients(root, ys, xs, grad_ys, &grads));
+  }
+  for (const Output& grad : grads) grad_fetches->push_back(grad.name());
+  return root.ToGraphDef(graph);
+}
+
 Status RunStep(const RunFlags& flags, std::ostream& out) {
   tensorflow::GraphDef graph;
   AF_RETURN_IF_ERROR(ReadGraphDefFile(flags.graph, &graph));
+  std::vector<std::string> fetches = flags.fetches, labels = flags.fetches;
+  if (!flags.grad_ys.empty()) {
+    std::vector<std::string> grad_fetches;
+    AF_RETURN_IF_ERROR(AddGradients(flags, &graph, &grad_fetches));
+    fetches.insert(fetches.end(), grad_fetches.begin(), grad_fetches.end());
+    for (const std::string& x : flags.wrt) labels.push_back("grad(" + x + ")");
+  }
   std::vector<std::pair<std::string, Tensor>> feeds;
   for (const auto& [name, file] : flags.feeds) {
     Tensor t;
@@ -103,15 +173,19 @@ Status RunStep(const RunFlags& flags, std::ostream& out) {
   AF_RETURN_IF_ERROR(Session::Create(options, &session));
   AF_RETURN_IF_ERROR(session->Extend(graph));
   std::vector<Tensor> outputs;
-  AF_RETURN_IF_ERROR(session->Run(feeds, flags.fetches, flags.targets, &outputs));
+  AF_RETURN_IF_ERROR(session->Run(feeds, fetches, flags.targets, &outputs));
   if (!flags.out_dir.empty()) {
     if (mkdir(flags.out_dir.c_str(), 0755) != 0 && errno != EEXIST)
       return errors::PermissionDenied("cannot create output directory '", flags.out_dir, "'");
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
-    PrintTensor(flags.fetches[i], outputs[i], out);
+    PrintTensor(labels[i], outputs[i], out);
     if (!flags.out_dir.empty()) {
-      const std::string path = flags.out_dir + "/" + OutputFileStem(flags.fetches[i]) + ".npy";
+      const bool is_grad = i >= flags.fetches.size();
+      const std::string stem =
+          is_grad ? "grad_" + OutputFileStem(flags.wrt[i - flags.fetches.size()])
+                  : OutputFileStem(flags.fetches[i]);
+      const std::string path = flags.out_dir + "/" + stem + ".npy";
       AF_RETURN_IF_ERROR(WriteNpy(path, outputs[i]));
       out << "  written to " << path << "\n";
     }

@@ -273,6 +273,11 @@ void OnRunGraphReply(MasterPointer self, int64_t step_id, int group,
     }
     outputs[route.fetch] = std::move(response.partitions[route.partition].retvals[route.retval]);
   }
+  // Measured times replace the static estimates for later placements.
+  for (const wire::PartitionResult& partition : response.partitions) {
+    for (size_t i = 0; i < partition.cost_nodes.size() && i < partition.cost_micros.size(); ++i)
+      self->state.cost_model.RecordMeasured(partition.cost_nodes[i], partition.cost_micros[i]);
+  }
   if (--flight.pending > 0) return;
   std::shared_ptr<RunCall> call = std::move(flight.call);
   self->state.inflight.erase(it);

@@ -65,4 +65,21 @@ Status StepContext::status() const {
   return status_;
 }
 
+void StepContext::SetCosts(int i, std::vector<std::string> nodes, std::vector<double> micros) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cost_nodes_.size() < frames_.size()) {
+    cost_nodes_.resize(frames_.size());
+    cost_micros_.resize(frames_.size());
+  }
+  cost_nodes_[i] = std::move(nodes);
+  cost_micros_[i] = std::move(micros);
+}
+
+void StepContext::TakeCosts(int i, std::vector<std::string>* nodes, std::vector<double>* micros) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (i >= static_cast<int>(cost_nodes_.size())) return;
+  *nodes = std::move(cost_nodes_[i]);
+  *micros = std::move(cost_micros_[i]);
+}
+
 }  // namespace af

@@ -72,6 +72,10 @@ class StepContext {
     return frames_[i].ConsumeRetvals(out);
   }
 
+  // Measured node times of partition i (see the device actor).
+  void SetCosts(int i, std::vector<std::string> nodes, std::vector<double> micros);
+  void TakeCosts(int i, std::vector<std::string>* nodes, std::vector<double>* micros);
+
   // When the worker first heard of the step (for sweeping steps whose
   // RunGraph never came).
   std::chrono::steady_clock::time_point created() const { return created_; }
@@ -84,6 +88,8 @@ class StepContext {
   CancellationManager cancellation_;
   std::vector<CallFrame> frames_;
   std::vector<std::shared_ptr<void>> keep_alive_;
+  std::vector<std::vector<std::string>> cost_nodes_;
+  std::vector<std::vector<double>> cost_micros_;
   std::function<void()> on_done_;
   std::atomic<int> pending_{0};
   bool started_ = false;

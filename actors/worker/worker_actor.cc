@@ -166,6 +166,8 @@ void StepDone(WorkerPointer self, int64_t step_id) {
     response.partitions.resize(step.context->num_partitions());
     for (int i = 0; i < step.context->num_partitions() && s.ok(); ++i) {
       s = step.context->ConsumeRetvals(i, &response.partitions[i].retvals);
+      step.context->TakeCosts(i, &response.partitions[i].cost_nodes,
+                              &response.partitions[i].cost_micros);
     }
   }
   if (s.ok()) s = CheckFitsOneMessage(self, step.session_id, step_id, response);

@@ -184,7 +184,8 @@ Status MatMulGrad(const Scope& s, const Operation& op, const Grads& g, Grads* ou
   AF_RETURN_IF_ERROR(GetAttr(op, "transpose_a", &ta));
   AF_RETURN_IF_ERROR(GetAttr(op, "transpose_b", &tb));
   Output ga, gb;
-  AF_RETURN_IF_ERROR(MatMulCommon<ops::MatMul>(s, op.input(0), op.input(1), ta, tb, g[0], &ga, &gb));
+  AF_RETURN_IF_ERROR(
+      MatMulCommon<ops::MatMul>(s, op.input(0), op.input(1), ta, tb, g[0], &ga, &gb));
   out->push_back(ga);
   out->push_back(gb);
   return s.status();
@@ -297,6 +298,85 @@ Status MaxMinReductionGrad(const Scope& s, const Operation& op, const Grads& g, 
 }
 REGISTER_GRADIENT_OP("Max", MaxMinReductionGrad);
 REGISTER_GRADIENT_OP("Min", MaxMinReductionGrad);
+
+// d(prod)/dx_i is the product of the other elements of x_i's group. It is
+// formed without dividing by zero: with no zero in the group it is
+// prod / x_i, with one zero only that element gets the product of the
+// rest, with two or more every element gets 0.
+Status ProdGrad(const Scope& s, const Operation& op, const Grads& g, Grads* out) {
+  const Output x = op.input(0), axes = op.input(1);
+  const DataType t = x.type();
+  auto kept = ReducedShapeKeepDims(s, x, axes);
+  auto zero = ScalarOfType(s, t, 0);
+  auto is_zero = ops::Equal(s, x, zero);
+  auto zero_count = ops::Reshape(s, ops::Sum(s, ops::Cast(s, is_zero, t), axes), kept);
+  auto safe_x = ops::SelectV2(s, is_zero, ops::OnesLike(s, x), x);
+  auto prod_nonzero = ops::Reshape(s, ops::Prod(s, safe_x, axes), kept);
+  auto if_nonzero = ops::SelectV2(s, ops::Equal(s, zero_count, zero),
+                                  ops::Div(s, prod_nonzero, safe_x), zero);
+  auto if_zero = ops::SelectV2(s, ops::Equal(s, zero_count, ScalarOfType(s, t, 1)),
+                               prod_nonzero, zero);
+  auto others = ops::SelectV2(s, is_zero, if_zero, if_nonzero);
+  out->push_back(ops::Mul(s, others, ops::Reshape(s, g[0], kept)));
+  out->push_back(NoGradient());
+  return s.status();
+}
+REGISTER_GRADIENT_OP("Prod", ProdGrad);
+
+// ---- Matrix ops ----
+
+// y = inv(A): dA = -inv(A)^T g inv(A)^T; with adjoint (y = inv(A)^T):
+// dA = -y g^T y.
+Status MatrixInverseGrad(const Scope& s, const Operation& op, const Grads& g, Grads* out) {
+  bool adjoint = false;
+  AF_RETURN_IF_ERROR(GetAttr(op, "adjoint", &adjoint));
+  const Output y = op.output(0);
+  using A = ops::BatchMatMulV2::Attrs;
+  auto inner = ops::BatchMatMulV2(s, g[0], y, A().AdjX(adjoint).AdjY(!adjoint));
+  out->push_back(ops::Neg(s, ops::BatchMatMulV2(s, y, inner, A().AdjX(!adjoint))));
+  return s.status();
+}
+REGISTER_GRADIENT_OP("MatrixInverse", MatrixInverseGrad);
+
+// d det(A)/dA = det(A) inv(A)^T.
+Status MatrixDeterminantGrad(const Scope& s, const Operation& op, const Grads& g, Grads* out) {
+  auto scale = ops::ExpandDims(s, ops::ExpandDims(s, ops::Mul(s, g[0], op.output(0)), -1), -1);
+  auto inv_t = ops::MatrixInverse(s, op.input(0), ops::MatrixInverse::Adjoint(true));
+  out->push_back(ops::Mul(s, scale, inv_t));
+  return s.status();
+}
+REGISTER_GRADIENT_OP("MatrixDeterminant", MatrixDeterminantGrad);
+
+// ---- Gradient ops (for second derivatives) ----
+
+// ReluGrad(dy, x) = dy * (x > 0): linear in dy, piecewise constant in x.
+Status ReluGradGrad(const Scope& s, const Operation& op, const Grads& g, Grads* out) {
+  out->push_back(ops::ReluGrad(s, g[0], op.input(1)));
+  out->push_back(ops::ZerosLike(s, op.input(1)));
+  return s.status();
+}
+REGISTER_GRADIENT_OP("ReluGrad", ReluGradGrad);
+
+// TanhGrad(y, dy) = dy (1 - y^2): d/dy = -2 y dy, d/d(dy) = 1 - y^2.
+Status TanhGradGrad(const Scope& s, const Operation& op, const Grads& g, Grads* out) {
+  const Output y = op.input(0), dy = op.input(1);
+  auto two = ScalarOfType(s, y.type(), -2);
+  out->push_back(ops::Mul(s, g[0], ops::Mul(s, ops::Mul(s, dy, y), two)));
+  out->push_back(ops::TanhGrad(s, y, g[0]));
+  return s.status();
+}
+REGISTER_GRADIENT_OP("TanhGrad", TanhGradGrad);
+
+// SigmoidGrad(y, dy) = dy y (1 - y): d/dy = dy (1 - 2y), d/d(dy) = y (1 - y).
+Status SigmoidGradGrad(const Scope& s, const Operation& op, const Grads& g, Grads* out) {
+  const Output y = op.input(0), dy = op.input(1);
+  const DataType t = y.type();
+  auto one_minus_2y = ops::Sub(s, ScalarOfType(s, t, 1), ops::Mul(s, y, ScalarOfType(s, t, 2)));
+  out->push_back(ops::Mul(s, g[0], ops::Mul(s, dy, one_minus_2y)));
+  out->push_back(ops::SigmoidGrad(s, y, g[0]));
+  return s.status();
+}
+REGISTER_GRADIENT_OP("SigmoidGrad", SigmoidGradGrad);
 
 // Comparisons, logical ops and index-valued ops carry no gradient.
 REGISTER_NO_GRADIENT_OP("ArgMax");

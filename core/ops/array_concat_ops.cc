@@ -23,8 +23,8 @@ Status ConcatShapeImpl(InferenceContext* c, int axis_input, int first, int n) {
     } else if (s.dims() != rank) {
       return c->InvalidArgument("Shapes must be equal rank, but are ", rank, " and ", s.dims(),
                                 " (input ", rank_source - first, " is ",
-                                c->input(rank_source).DebugString(), ", input ", i - first,
-                                " is ", s.DebugString(), ")");
+                                c->input(rank_source).DebugString(), ", input ", i - first, " is ",
+                                s.DebugString(), ")");
     }
   }
   bool known = false;
@@ -68,9 +68,7 @@ Status ConcatShapeImpl(InferenceContext* c, int axis_input, int first, int n) {
   return Status::OK();
 }
 
-Status ConcatShape(InferenceContext* c) {
-  return ConcatShapeImpl(c, 0, 1, c->num_inputs() - 1);
-}
+Status ConcatShape(InferenceContext* c) { return ConcatShapeImpl(c, 0, 1, c->num_inputs() - 1); }
 
 Status ConcatV2Shape(InferenceContext* c) {
   return ConcatShapeImpl(c, c->num_inputs() - 1, 0, c->num_inputs() - 1);
@@ -93,8 +91,8 @@ Status PackShape(InferenceContext* c) {
   AF_RETURN_IF_ERROR(c->Error(c->GetAttr("axis", &axis)));
   const int rank = merged.dims();
   if (axis < -(rank + 1) || axis > rank)
-    return c->InvalidArgument("Invalid axis: ", axis, "; must be in [", -(rank + 1), ",",
-                              rank + 1, ")");
+    return c->InvalidArgument("Invalid axis: ", axis, "; must be in [", -(rank + 1), ",", rank + 1,
+                              ")");
   if (axis < 0) axis += rank + 1;
   std::vector<int64_t> dims = Dims(merged);
   dims.insert(dims.begin() + axis, c->num_inputs());

@@ -24,11 +24,20 @@ bool ScalarValue(const InferenceContext* c, int input, double* value) {
   const Tensor* t = c->input_tensor(input);
   if (!t || t->NumElements() != 1) return false;
   switch (t->dtype()) {
-    case DT_FLOAT: *value = t->data<float>()[0]; return true;
-    case DT_DOUBLE: *value = t->data<double>()[0]; return true;
-    case DT_INT32: *value = t->data<int32_t>()[0]; return true;
-    case DT_INT64: *value = static_cast<double>(t->data<int64_t>()[0]); return true;
-    default: return false;
+    case DT_FLOAT:
+      *value = t->data<float>()[0];
+      return true;
+    case DT_DOUBLE:
+      *value = t->data<double>()[0];
+      return true;
+    case DT_INT32:
+      *value = t->data<int32_t>()[0];
+      return true;
+    case DT_INT64:
+      *value = static_cast<double>(t->data<int64_t>()[0]);
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -78,8 +87,9 @@ REGISTER_OP("ZerosLike")
 REGISTER_OP("OnesLike")
     .Input("x: T")
     .Output("y: T")
-    .Attr("T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, "
-          "uint64, complex64, complex128, bool}")
+    .Attr(
+        "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, "
+        "uint64, complex64, complex128, bool}")
     .SetShapeFn(shape_fn::UnchangedShape)
     .Doc("Ones of x's shape and type.");
 
@@ -88,8 +98,9 @@ REGISTER_OP("Range")
     .Input("limit: Tidx")
     .Input("delta: Tidx")
     .Output("output: Tidx")
-    .Attr("Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, uint16, uint32} = "
-          "DT_INT32")
+    .Attr(
+        "Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, uint16, uint32} = "
+        "DT_INT32")
     .SetShapeFn(RangeShape)
     .Doc("start, start + delta, ... up to (excluding) limit.");
 

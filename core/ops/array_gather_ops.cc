@@ -54,8 +54,8 @@ Status GatherV2Shape(InferenceContext* c) {
   int a = 0;
   AF_RETURN_IF_ERROR(CanonicalAxis(c, axis, params.dims(), "GatherV2 axis", &a));
   if (batch_dims > a)
-    return c->InvalidArgument("batch_dims (", batch_dims,
-                              ") must be less than or equal to axis (", a, ")");
+    return c->InvalidArgument("batch_dims (", batch_dims, ") must be less than or equal to axis (",
+                              a, ")");
   std::vector<int64_t> out;
   for (int d = 0; d < a; ++d) out.push_back(params.dim_size(d));
   for (int d = static_cast<int>(batch_dims); d < indices.dims(); ++d)

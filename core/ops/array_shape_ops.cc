@@ -59,9 +59,8 @@ Status ReshapeShape(InferenceContext* c) {
   if (infer < 0) {
     const int64_t want = has_zero ? 0 : product;
     if (want != in_elements)
-      return c->InvalidArgument("Cannot reshape a tensor with ", in_elements,
-                                " elements to shape ", target.DebugString(), " (", want,
-                                " elements)");
+      return c->InvalidArgument("Cannot reshape a tensor with ", in_elements, " elements to shape ",
+                                target.DebugString(), " (", want, " elements)");
   } else {
     // As the kernel: zero dims of the input count only when the target has
     // none, so [0,3] -> [-1,0] infers 3.
@@ -69,14 +68,14 @@ Status ReshapeShape(InferenceContext* c) {
     for (int64_t d : in.dim_sizes())
       if (d > 0 || !has_zero) counted *= d;
     if (counted % product != 0)
-      return c->InvalidArgument("Cannot reshape a tensor with ", in_elements,
-                                " elements to shape ", target.DebugString(),
-                                ": the known dims ask for a multiple of ", product);
+      return c->InvalidArgument("Cannot reshape a tensor with ", in_elements, " elements to shape ",
+                                target.DebugString(), ": the known dims ask for a multiple of ",
+                                product);
     dims[infer] = counted / product;
     const int64_t total = has_zero ? 0 : counted;
     if (total != in_elements)
-      return c->InvalidArgument("Cannot reshape a tensor with ", in_elements,
-                                " elements to shape ", target.DebugString());
+      return c->InvalidArgument("Cannot reshape a tensor with ", in_elements, " elements to shape ",
+                                target.DebugString());
   }
   c->set_output(0, PartialTensorShape(dims));
   return Status::OK();
@@ -127,8 +126,8 @@ Status SqueezeShape(InferenceContext* c) {
     const int64_t d = in.dim_size(i);
     if (chosen.count(i)) {
       if (d >= 0 && d != 1)
-        return c->InvalidArgument("Can not squeeze dim[", i,
-                                  "], expected a dimension of 1, got ", d);
+        return c->InvalidArgument("Can not squeeze dim[", i, "], expected a dimension of 1, got ",
+                                  d);
       continue;
     }
     if (chosen.empty()) {
@@ -156,8 +155,8 @@ Status BroadcastToShape(InferenceContext* c) {
   }
   if (in.dims() > target.dims())
     return c->InvalidArgument("Rank of input (", in.dims(),
-                              ") must be no greater than rank of output shape (",
-                              target.dims(), ").");
+                              ") must be no greater than rank of output shape (", target.dims(),
+                              ").");
   std::vector<int64_t> dims = Dims(target);
   const int offset = target.dims() - in.dims();
   for (int i = 0; i < in.dims(); ++i) {

@@ -42,8 +42,7 @@ Status SliceShape(InferenceContext* c) {
   for (int i = 0; i < rank; ++i) {
     const int64_t dim = in.unknown_rank() ? -1 : in.dim_size(i);
     const int64_t b = begin_known ? begin[i] : -1;
-    if (size[i] < -1)
-      return c->InvalidArgument("size[", i, "] = ", size[i], " must be >= -1");
+    if (size[i] < -1) return c->InvalidArgument("size[", i, "] = ", size[i], " must be >= -1");
     if (begin_known && b < 0)
       return c->InvalidArgument("begin[", i, "] = ", b, " must be non-negative");
     if (dim >= 0 && begin_known) {
@@ -53,8 +52,10 @@ Status SliceShape(InferenceContext* c) {
         return c->InvalidArgument("Expected size[", i, "] in [0, ", dim - b, "], but got ",
                                   size[i]);
     }
-    if (size[i] >= 0) out[i] = size[i];
-    else if (dim >= 0 && begin_known) out[i] = dim - b;
+    if (size[i] >= 0)
+      out[i] = size[i];
+    else if (dim >= 0 && begin_known)
+      out[i] = dim - b;
   }
   c->set_output(0, PartialTensorShape(out));
   return Status::OK();
@@ -81,10 +82,11 @@ Status StridedSliceShape(InferenceContext* c) {
   Status lengths = begin_shape.MergeWith(end_shape, &merged);
   if (lengths.ok()) lengths = merged.MergeWith(strides_shape, &merged);
   if (!lengths.ok())
-    return c->InvalidArgument("Expected begin, end, and strides to be 1D equal size tensors, "
-                              "but got shapes ", begin_shape.DebugString(), ", ",
-                              end_shape.DebugString(), ", and ", strides_shape.DebugString(),
-                              " instead.");
+    return c->InvalidArgument(
+        "Expected begin, end, and strides to be 1D equal size tensors, "
+        "but got shapes ",
+        begin_shape.DebugString(), ", ", end_shape.DebugString(), ", and ",
+        strides_shape.DebugString(), " instead.");
   const PartialTensorShape& in = c->input(0);
   bool begin_known = false, end_known = false, strides_known = false;
   std::vector<int64_t> begin, end, strides;
@@ -107,8 +109,8 @@ Status StridedSliceShape(InferenceContext* c) {
   }
   StridedSlicePlan plan;
   AF_RETURN_IF_ERROR(c->Error(ComputeStridedSlice(in.dim_sizes(), spec, &plan)));
-  c->set_output(0, PartialTensorShape(std::vector<int64_t>(plan.final_dims.begin(),
-                                                           plan.final_dims.end())));
+  c->set_output(
+      0, PartialTensorShape(std::vector<int64_t>(plan.final_dims.begin(), plan.final_dims.end())));
   return Status::OK();
 }
 

@@ -20,8 +20,7 @@ void SetAllOutputs(InferenceContext* c, const PartialTensorShape& shape) {
 
 // Resolves the split axis of `value` from input `axis_input`; *axis = -1
 // when the axis or the rank is unknown.
-Status SplitAxis(InferenceContext* c, const PartialTensorShape& value, int axis_input,
-                 int* axis) {
+Status SplitAxis(InferenceContext* c, const PartialTensorShape& value, int axis_input, int* axis) {
   *axis = -1;
   bool known = false;
   int64_t a = 0;
@@ -85,8 +84,10 @@ Status SplitVShape(InferenceContext* c) {
   for (int i = 0; i < static_cast<int>(sizes.size()); ++i) {
     if (sizes[i] == -1) {
       if (infer >= 0)
-        return c->InvalidArgument("Only one dimensions can have a value of -1. Second one "
-                                  "found at dimension ", i);
+        return c->InvalidArgument(
+            "Only one dimensions can have a value of -1. Second one "
+            "found at dimension ",
+            i);
       infer = i;
     } else if (sizes[i] < 0) {
       return c->InvalidArgument("size_splits[", i, "] = ", sizes[i], " must be >= -1");
@@ -98,13 +99,14 @@ Status SplitVShape(InferenceContext* c) {
   if (total >= 0) {
     if (infer >= 0 && sum > total)
       return c->InvalidArgument("The specified sizes (sum ", sum,
-                                ") exceed the dimension value along the split axis (", total,
-                                ")");
+                                ") exceed the dimension value along the split axis (", total, ")");
     if (infer < 0 && sum != total)
-      return c->InvalidArgument("Determined shape must either match input shape along "
-                                "split_dim exactly if fully specified, or be less than the "
-                                "size of the input along split_dim if not fully specified.  "
-                                "Got: ", sum, " vs. ", total);
+      return c->InvalidArgument(
+          "Determined shape must either match input shape along "
+          "split_dim exactly if fully specified, or be less than the "
+          "size of the input along split_dim if not fully specified.  "
+          "Got: ",
+          sum, " vs. ", total);
     if (infer >= 0) sizes[infer] = total - sum;
   }
   for (int i = 0; i < c->num_outputs(); ++i) {

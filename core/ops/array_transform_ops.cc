@@ -89,8 +89,10 @@ Status TileShape(InferenceContext* c) {
     const int64_t dim = in.unknown_rank() ? -1 : in.dim_size(i);
     if (known && multiples[i] < 0)
       return c->InvalidArgument("Expected multiples[", i, "] >= 0, but got ", multiples[i]);
-    if (known && (multiples[i] == 0 || dim == 0)) out[i] = 0;
-    else if (known && dim >= 0) out[i] = dim * multiples[i];
+    if (known && (multiples[i] == 0 || dim == 0))
+      out[i] = 0;
+    else if (known && dim >= 0)
+      out[i] = dim * multiples[i];
   }
   c->set_output(0, PartialTensorShape(out));
   return Status::OK();

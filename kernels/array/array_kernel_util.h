@@ -24,11 +24,21 @@ namespace af {
 // Same-size stand-ins for element types. may_alias: they read and write
 // memory that holds floats, halves, complex numbers ... without breaking
 // strict aliasing.
-struct __attribute__((__may_alias__)) Bytes1 { uint8_t v; };
-struct __attribute__((__may_alias__)) Bytes2 { uint16_t v; };
-struct __attribute__((__may_alias__)) Bytes4 { uint32_t v; };
-struct __attribute__((__may_alias__)) Bytes8 { uint64_t v; };
-struct __attribute__((__may_alias__)) Bytes16 { uint64_t v[2]; };
+struct __attribute__((__may_alias__)) Bytes1 {
+  uint8_t v;
+};
+struct __attribute__((__may_alias__)) Bytes2 {
+  uint16_t v;
+};
+struct __attribute__((__may_alias__)) Bytes4 {
+  uint32_t v;
+};
+struct __attribute__((__may_alias__)) Bytes8 {
+  uint64_t v;
+};
+struct __attribute__((__may_alias__)) Bytes16 {
+  uint64_t v[2];
+};
 
 template <typename T>
 struct ElementTag {
@@ -45,12 +55,23 @@ bool VisitElementStorage(DataType dtype, Fn&& fn) {
     return true;
   }
   switch (DataTypeSize(BaseType(dtype))) {
-    case 1: fn(ElementTag<Bytes1>{}); return true;
-    case 2: fn(ElementTag<Bytes2>{}); return true;
-    case 4: fn(ElementTag<Bytes4>{}); return true;
-    case 8: fn(ElementTag<Bytes8>{}); return true;
-    case 16: fn(ElementTag<Bytes16>{}); return true;
-    default: return false;
+    case 1:
+      fn(ElementTag<Bytes1>{});
+      return true;
+    case 2:
+      fn(ElementTag<Bytes2>{});
+      return true;
+    case 4:
+      fn(ElementTag<Bytes4>{});
+      return true;
+    case 8:
+      fn(ElementTag<Bytes8>{});
+      return true;
+    case 16:
+      fn(ElementTag<Bytes16>{});
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -92,12 +113,18 @@ inline void FillElements(S* dst, const S& value, int64_t n) {
 // Element i of an integer tensor (int8/16/32/64, uint8) as int64.
 inline int64_t IntElement(const Tensor& t, int64_t i) {
   switch (BaseType(t.dtype())) {
-    case DT_INT32: return t.data<int32_t>()[i];
-    case DT_INT64: return t.data<int64_t>()[i];
-    case DT_INT16: return t.data<int16_t>()[i];
-    case DT_INT8: return t.data<int8_t>()[i];
-    case DT_UINT8: return t.data<uint8_t>()[i];
-    default: return 0;  // excluded by the ops' type constraints
+    case DT_INT32:
+      return t.data<int32_t>()[i];
+    case DT_INT64:
+      return t.data<int64_t>()[i];
+    case DT_INT16:
+      return t.data<int16_t>()[i];
+    case DT_INT8:
+      return t.data<int8_t>()[i];
+    case DT_UINT8:
+      return t.data<uint8_t>()[i];
+    default:
+      return 0;  // excluded by the ops' type constraints
   }
 }
 
@@ -107,8 +134,8 @@ inline Status IntVectorInput(OpKernelContext* ctx, int input, std::string_view w
                              DimVector* out) {
   const Tensor& t = ctx->input(input);
   if (t.dims() != 1)
-    return ctx->NodeError(errors::InvalidArgument(what, " must be a vector, got shape ",
-                                                  t.shape().DebugString()));
+    return ctx->NodeError(
+        errors::InvalidArgument(what, " must be a vector, got shape ", t.shape().DebugString()));
   out->resize(static_cast<int>(t.NumElements()));
   for (int64_t i = 0; i < t.NumElements(); ++i) (*out)[static_cast<int>(i)] = IntElement(t, i);
   return Status::OK();
@@ -116,13 +143,13 @@ inline Status IntVectorInput(OpKernelContext* ctx, int input, std::string_view w
 
 // A scalar integer input (an axis, a count). With allow_one_element, a
 // vector of one element also does (ExpandDims' dim, as TensorFlow).
-inline Status IntScalarInput(OpKernelContext* ctx, int input, std::string_view what,
-                             int64_t* out, bool allow_one_element = false) {
+inline Status IntScalarInput(OpKernelContext* ctx, int input, std::string_view what, int64_t* out,
+                             bool allow_one_element = false) {
   const Tensor& t = ctx->input(input);
   const bool ok = t.dims() == 0 || (allow_one_element && t.NumElements() == 1);
   if (!ok)
-    return ctx->NodeError(errors::InvalidArgument(what, " must be a scalar, got shape ",
-                                                  t.shape().DebugString()));
+    return ctx->NodeError(
+        errors::InvalidArgument(what, " must be a scalar, got shape ", t.shape().DebugString()));
   *out = IntElement(t, 0);
   return Status::OK();
 }

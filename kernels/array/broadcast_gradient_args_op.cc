@@ -47,14 +47,14 @@ class BroadcastGradientArgsOp : public OpKernel {
 
 }  // namespace
 
-#define AF_REGISTER_BCAST_ARGS(T)                               \
+#define AF_REGISTER_BCAST_ARGS(T)                                   \
   REGISTER_KERNEL_BUILDER(KernelDefBuilder("BroadcastGradientArgs") \
-                              .Device(DEVICE_CPU)               \
-                              .TypeConstraint<T>("T")           \
-                              .HostMemory("s0")                 \
-                              .HostMemory("s1")                 \
-                              .HostMemory("r0")                 \
-                              .HostMemory("r1"),                \
+                              .Device(DEVICE_CPU)                   \
+                              .TypeConstraint<T>("T")               \
+                              .HostMemory("s0")                     \
+                              .HostMemory("s1")                     \
+                              .HostMemory("r0")                     \
+                              .HostMemory("r1"),                    \
                           BroadcastGradientArgsOp<T>)
 AF_REGISTER_BCAST_ARGS(int32_t);
 AF_REGISTER_BCAST_ARGS(int64_t);

@@ -29,8 +29,8 @@ class ConcatBaseOp : public OpKernel {
     const Tensor& first = ctx->input(first_value_);
     const int rank = first.dims();
     OP_REQUIRES(ctx, rank > 0,
-                ctx->NodeError(errors::InvalidArgument(
-                    "Can't concatenate scalars (use tf.stack instead)")));
+                ctx->NodeError(
+                    errors::InvalidArgument("Can't concatenate scalars (use tf.stack instead)")));
     int a = 0;
     OP_REQUIRES(ctx, axis >= -rank && axis < rank,
                 ctx->NodeError(errors::InvalidArgument(
@@ -42,18 +42,18 @@ class ConcatBaseOp : public OpKernel {
     int64_t axis_total = 0;
     for (int i = 0; i < num_values_; ++i) {
       const Tensor& t = ctx->input(first_value_ + i);
-      OP_REQUIRES(ctx, t.dims() == rank,
-                  ctx->NodeError(errors::InvalidArgument(
-                      "ConcatOp : Ranks of all input tensors should match: shape[0] = ",
-                      first.shape().DebugString(), " vs. shape[", i,
-                      "] = ", t.shape().DebugString())));
+      OP_REQUIRES(
+          ctx, t.dims() == rank,
+          ctx->NodeError(errors::InvalidArgument(
+              "ConcatOp : Ranks of all input tensors should match: shape[0] = ",
+              first.shape().DebugString(), " vs. shape[", i, "] = ", t.shape().DebugString())));
       for (int d = 0; d < rank; ++d) {
         if (d == a) continue;
-        OP_REQUIRES(ctx, t.dim_size(d) == first.dim_size(d),
-                    ctx->NodeError(errors::InvalidArgument(
-                        "ConcatOp : Dimensions of inputs should match: shape[0] = ",
-                        first.shape().DebugString(), " vs. shape[", i,
-                        "] = ", t.shape().DebugString())));
+        OP_REQUIRES(
+            ctx, t.dim_size(d) == first.dim_size(d),
+            ctx->NodeError(errors::InvalidArgument(
+                "ConcatOp : Dimensions of inputs should match: shape[0] = ",
+                first.shape().DebugString(), " vs. shape[", i, "] = ", t.shape().DebugString())));
       }
       axis_total += t.dim_size(a);
     }
@@ -106,8 +106,8 @@ class ConcatOffsetOp : public OpKernel {
                                                        first.shape().DebugString())));
     const int64_t rank = first.NumElements();
     OP_REQUIRES(ctx, axis >= -rank && axis < rank,
-                ctx->NodeError(errors::InvalidArgument("Concat dim is out of range: ", axis,
-                                                       " vs. ", rank)));
+                ctx->NodeError(
+                    errors::InvalidArgument("Concat dim is out of range: ", axis, " vs. ", rank)));
     const int64_t a = axis < 0 ? axis + rank : axis;
     const T* first_dims = first.data<T>();
     T offset = 0;
@@ -115,8 +115,7 @@ class ConcatOffsetOp : public OpKernel {
       const Tensor& s = ctx->input(1 + i);
       OP_REQUIRES(ctx, s.dims() == 1 && s.NumElements() == rank,
                   ctx->NodeError(errors::InvalidArgument("input ", i, " should contain ", rank,
-                                                         " elements, but got ",
-                                                         s.NumElements())));
+                                                         " elements, but got ", s.NumElements())));
       const T* dims = s.data<T>();
       Tensor* out = nullptr;
       OP_REQUIRES_OK(ctx, ctx->allocate_output(i, TensorShape{rank}, &out));
@@ -129,9 +128,9 @@ class ConcatOffsetOp : public OpKernel {
         }
         OP_REQUIRES(ctx, dims[d] == first_dims[d],
                     ctx->NodeError(errors::InvalidArgument(
-                        "All dimensions except ", a, " must match. Input ", i,
-                        " has shape ", ValuesString(s),
-                        " and doesn't match input 0 with shape ", ValuesString(first), ".")));
+                        "All dimensions except ", a, " must match. Input ", i, " has shape ",
+                        ValuesString(s), " and doesn't match input 0 with shape ",
+                        ValuesString(first), ".")));
         o[d] = 0;
       }
     }
@@ -153,13 +152,13 @@ REGISTER_KERNEL_BUILDER(KernelDefBuilder("ConcatV2")
                             .Expensive(),
                         ConcatV2Op);
 
-#define AF_REGISTER_CONCAT_OFFSET(T)                                          \
-  REGISTER_KERNEL_BUILDER(KernelDefBuilder("ConcatOffset")                    \
-                              .Device(DEVICE_CPU)                             \
-                              .TypeConstraint<T>("shape_type")                \
-                              .HostMemory("concat_dim")                       \
-                              .HostMemory("shape")                            \
-                              .HostMemory("offset"),                          \
+#define AF_REGISTER_CONCAT_OFFSET(T)                           \
+  REGISTER_KERNEL_BUILDER(KernelDefBuilder("ConcatOffset")     \
+                              .Device(DEVICE_CPU)              \
+                              .TypeConstraint<T>("shape_type") \
+                              .HostMemory("concat_dim")        \
+                              .HostMemory("shape")             \
+                              .HostMemory("offset"),           \
                           ConcatOffsetOp<T>)
 AF_REGISTER_CONCAT_OFFSET(int32_t);
 AF_REGISTER_CONCAT_OFFSET(int64_t);

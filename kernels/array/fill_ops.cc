@@ -47,10 +47,14 @@ class ZerosLikeOp : public OpKernel {
 
 template <typename T>
 T One() {
-  if constexpr (std::is_same_v<T, half>) return FloatToHalf(1.0f);
-  else if constexpr (std::is_same_v<T, bfloat16>) return FloatToBFloat16(1.0f);
-  else if constexpr (std::is_same_v<T, bool>) return true;
-  else return T(1);
+  if constexpr (std::is_same_v<T, half>)
+    return FloatToHalf(1.0f);
+  else if constexpr (std::is_same_v<T, bfloat16>)
+    return FloatToBFloat16(1.0f);
+  else if constexpr (std::is_same_v<T, bool>)
+    return true;
+  else
+    return T(1);
 }
 
 template <typename T>
@@ -73,13 +77,14 @@ REGISTER_KERNEL_BUILDER(KernelDefBuilder("Fill")
                             .HostMemory("dims")
                             .Expensive(),
                         FillOp);
-REGISTER_KERNEL_BUILDER(
-    KernelDefBuilder("ZerosLike").Device(DEVICE_CPU).TypeConstraint("T", MovableTypes())
-        .Expensive(),
-    ZerosLikeOp);
+REGISTER_KERNEL_BUILDER(KernelDefBuilder("ZerosLike")
+                            .Device(DEVICE_CPU)
+                            .TypeConstraint("T", MovableTypes())
+                            .Expensive(),
+                        ZerosLikeOp);
 
-#define AF_REGISTER_ONES_LIKE(T)                                                         \
-  REGISTER_KERNEL_BUILDER(                                                               \
+#define AF_REGISTER_ONES_LIKE(T)                                                          \
+  REGISTER_KERNEL_BUILDER(                                                                \
       KernelDefBuilder("OnesLike").Device(DEVICE_CPU).TypeConstraint<T>("T").Expensive(), \
       OnesLikeOp<T>)
 AF_REGISTER_ONES_LIKE(bfloat16);

@@ -28,11 +28,13 @@ Status GatherLoop(OpKernelContext* ctx, const Tensor& params, const Tensor& indi
         const int64_t flat = b * g.k + k;
         const int64_t row = static_cast<int64_t>(idx[flat]);
         if (row < 0 || row >= g.n)
-          return ctx->NodeError(errors::InvalidArgument(
-              "indices", FlatIndexString(indices.shape(), flat), " = ", row, " is not in [0, ",
-              g.n, ")"));
-        if (g.inner == 1) *out = block[row];
-        else CopyElements(out, block + row * g.inner, g.inner);
+          return ctx->NodeError(errors::InvalidArgument("indices",
+                                                        FlatIndexString(indices.shape(), flat),
+                                                        " = ", row, " is not in [0, ", g.n, ")"));
+        if (g.inner == 1)
+          *out = block[row];
+        else
+          CopyElements(out, block + row * g.inner, g.inner);
         out += g.inner;
       }
     }
@@ -53,25 +55,24 @@ class GatherOp : public OpKernel {
     int64_t axis = 0;
     if (has_axis_input_) OP_REQUIRES_OK(ctx, IntScalarInput(ctx, 2, "axis", &axis));
     const int rank = params.dims();
-    OP_REQUIRES(ctx, rank >= 1,
-                ctx->NodeError(errors::InvalidArgument(
-                    "params must be at least 1 dimensional, got shape ",
-                    params.shape().DebugString())));
+    OP_REQUIRES(
+        ctx, rank >= 1,
+        ctx->NodeError(errors::InvalidArgument("params must be at least 1 dimensional, got shape ",
+                                               params.shape().DebugString())));
     OP_REQUIRES(ctx, axis >= -rank && axis < rank,
-                ctx->NodeError(errors::InvalidArgument("Expected axis in the range [", -rank,
-                                                       ", ", rank, "), but got ", axis)));
+                ctx->NodeError(errors::InvalidArgument("Expected axis in the range [", -rank, ", ",
+                                                       rank, "), but got ", axis)));
     const int a = static_cast<int>(axis < 0 ? axis + rank : axis);
     int64_t batch_dims = batch_dims_;
     if (batch_dims < 0) batch_dims += indices.dims();
-    OP_REQUIRES(ctx, batch_dims >= 0 && batch_dims <= indices.dims(),
-                ctx->NodeError(errors::InvalidArgument(
-                    "batch_dims (", batch_dims_, ") must be in range [", -indices.dims(), ", ",
-                    indices.dims(), "]")));
+    OP_REQUIRES(
+        ctx, batch_dims >= 0 && batch_dims <= indices.dims(),
+        ctx->NodeError(errors::InvalidArgument("batch_dims (", batch_dims_, ") must be in range [",
+                                               -indices.dims(), ", ", indices.dims(), "]")));
     const int bd = static_cast<int>(batch_dims);
     OP_REQUIRES(ctx, bd <= a,
-                ctx->NodeError(errors::InvalidArgument("batch_dims (", bd,
-                                                       ") must be less than or equal to axis (",
-                                                       a, ")")));
+                ctx->NodeError(errors::InvalidArgument(
+                    "batch_dims (", bd, ") must be less than or equal to axis (", a, ")")));
     for (int d = 0; d < bd; ++d)
       OP_REQUIRES(ctx, params.dim_size(d) == indices.dim_size(d),
                   ctx->NodeError(errors::InvalidArgument(
@@ -107,10 +108,11 @@ class GatherOp : public OpKernel {
 
 }  // namespace
 
-REGISTER_KERNEL_BUILDER(
-    KernelDefBuilder("Gather").Device(DEVICE_CPU).TypeConstraint("Tparams", MovableTypes())
-        .Expensive(),
-    GatherOp);
+REGISTER_KERNEL_BUILDER(KernelDefBuilder("Gather")
+                            .Device(DEVICE_CPU)
+                            .TypeConstraint("Tparams", MovableTypes())
+                            .Expensive(),
+                        GatherOp);
 REGISTER_KERNEL_BUILDER(KernelDefBuilder("GatherV2")
                             .Device(DEVICE_CPU)
                             .TypeConstraint("Tparams", MovableTypes())

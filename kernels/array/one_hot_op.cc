@@ -40,9 +40,9 @@ class OneHotOp : public OpKernel {
     OP_REQUIRES(ctx, off.dims() == 0,
                 ctx->NodeError(errors::InvalidArgument("off_value must be a scalar, but got: ",
                                                        off.shape().DebugString())));
-    OP_REQUIRES(ctx, depth >= 0,
-                ctx->NodeError(errors::InvalidArgument("depth must be non-negative, got: ",
-                                                       depth)));
+    OP_REQUIRES(
+        ctx, depth >= 0,
+        ctx->NodeError(errors::InvalidArgument("depth must be non-negative, got: ", depth)));
     const int rank = indices.dims();
     OP_REQUIRES(ctx, axis_ == -1 || (axis_ >= 0 && axis_ <= rank),
                 ctx->NodeError(errors::InvalidArgument("Expected axis to be -1 or between [0, ",
@@ -68,13 +68,13 @@ class OneHotOp : public OpKernel {
 
 }  // namespace
 
-#define AF_REGISTER_ONE_HOT(TI)                                         \
-  REGISTER_KERNEL_BUILDER(KernelDefBuilder("OneHot")                    \
-                              .Device(DEVICE_CPU)                       \
-                              .TypeConstraint<TI>("TI")                 \
-                              .TypeConstraint("T", MovableTypes())      \
-                              .HostMemory("depth")                      \
-                              .Expensive(),                             \
+#define AF_REGISTER_ONE_HOT(TI)                                    \
+  REGISTER_KERNEL_BUILDER(KernelDefBuilder("OneHot")               \
+                              .Device(DEVICE_CPU)                  \
+                              .TypeConstraint<TI>("TI")            \
+                              .TypeConstraint("T", MovableTypes()) \
+                              .HostMemory("depth")                 \
+                              .Expensive(),                        \
                           OneHotOp<TI>)
 AF_REGISTER_ONE_HOT(uint8_t);
 AF_REGISTER_ONE_HOT(int8_t);

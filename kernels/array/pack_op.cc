@@ -25,11 +25,11 @@ class PackOp : public OpKernel {
     const int a = static_cast<int>(axis_ < 0 ? axis_ + out_rank : axis_);
     for (int i = 1; i < n; ++i) {
       const Tensor& t = ctx->input(i);
-      OP_REQUIRES(ctx, t.shape() == first.shape(),
-                  ctx->NodeError(errors::InvalidArgument(
-                      "Shapes of all inputs must match: values[0].shape = ",
-                      first.shape().DebugString(), " != values[", i,
-                      "].shape = ", t.shape().DebugString())));
+      OP_REQUIRES(
+          ctx, t.shape() == first.shape(),
+          ctx->NodeError(errors::InvalidArgument(
+              "Shapes of all inputs must match: values[0].shape = ", first.shape().DebugString(),
+              " != values[", i, "].shape = ", t.shape().DebugString())));
     }
     TensorShape out_shape = first.shape();
     out_shape.InsertDim(a, n);

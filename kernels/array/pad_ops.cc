@@ -18,9 +18,8 @@ class PadOp : public OpKernel {
     const Tensor& paddings = ctx->input(1);
     const int rank = in.dims();
     OP_REQUIRES(ctx, paddings.dims() == 2 && paddings.dim_size(1) == 2,
-                ctx->NodeError(errors::InvalidArgument(
-                    "paddings must be a matrix with 2 columns: ",
-                    paddings.shape().DebugString())));
+                ctx->NodeError(errors::InvalidArgument("paddings must be a matrix with 2 columns: ",
+                                                       paddings.shape().DebugString())));
     OP_REQUIRES(ctx, paddings.dim_size(0) == rank,
                 ctx->NodeError(errors::InvalidArgument(
                     "The first dimension of paddings must be the rank of inputs",
@@ -37,9 +36,9 @@ class PadOp : public OpKernel {
     bool no_padding = true;
     for (int i = 0; i < rank; ++i) {
       const int64_t b = IntElement(paddings, 2 * i), a = IntElement(paddings, 2 * i + 1);
-      OP_REQUIRES(ctx, b >= 0 && a >= 0,
-                  ctx->NodeError(errors::InvalidArgument("Paddings must be non-negative: ", b,
-                                                         " ", a)));
+      OP_REQUIRES(
+          ctx, b >= 0 && a >= 0,
+          ctx->NodeError(errors::InvalidArgument("Paddings must be non-negative: ", b, " ", a)));
       out_shape.AddDim(in.dim_size(i) + b + a);
       before.push_back(b);
       no_padding &= b == 0 && a == 0;

@@ -41,13 +41,11 @@ class RangeOp : public OpKernel {
                                                            : -static_cast<int64_t>(delta));
       size = static_cast<int64_t>((distance + step - 1) / step);
     } else {
-      const double count = std::ceil(std::fabs((static_cast<double>(limit) -
-                                                static_cast<double>(start)) /
-                                               static_cast<double>(delta)));
+      const double count = std::ceil(std::fabs(
+          (static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta)));
       OP_REQUIRES(ctx, count <= static_cast<double>(std::numeric_limits<int64_t>::max()),
-                  ctx->NodeError(errors::InvalidArgument(
-                      "Requires ((limit - start) / delta) <= ",
-                      std::numeric_limits<int64_t>::max())));
+                  ctx->NodeError(errors::InvalidArgument("Requires ((limit - start) / delta) <= ",
+                                                         std::numeric_limits<int64_t>::max())));
       size = static_cast<int64_t>(count);
     }
     Tensor* out = nullptr;
@@ -61,8 +59,8 @@ class RangeOp : public OpKernel {
   static Status Scalar(OpKernelContext* ctx, int input, const char* what, T* out) {
     const Tensor& t = ctx->input(input);
     if (t.dims() != 0)
-      return ctx->NodeError(errors::InvalidArgument(what, " must be a scalar, not shape ",
-                                                    t.shape().DebugString()));
+      return ctx->NodeError(
+          errors::InvalidArgument(what, " must be a scalar, not shape ", t.shape().DebugString()));
     *out = t.scalar<T>();
     return Status::OK();
   }
@@ -70,14 +68,14 @@ class RangeOp : public OpKernel {
 
 }  // namespace
 
-#define AF_REGISTER_RANGE(T)                                                          \
-  REGISTER_KERNEL_BUILDER(KernelDefBuilder("Range")                                   \
-                              .Device(DEVICE_CPU)                                     \
-                              .TypeConstraint<T>("Tidx")                              \
-                              .HostMemory("start")                                    \
-                              .HostMemory("limit")                                    \
-                              .HostMemory("delta")                                    \
-                              .Expensive(),                                           \
+#define AF_REGISTER_RANGE(T)                             \
+  REGISTER_KERNEL_BUILDER(KernelDefBuilder("Range")      \
+                              .Device(DEVICE_CPU)        \
+                              .TypeConstraint<T>("Tidx") \
+                              .HostMemory("start")       \
+                              .HostMemory("limit")       \
+                              .HostMemory("delta")       \
+                              .Expensive(),              \
                           RangeOp<T>)
 AF_REGISTER_RANGE(float);
 AF_REGISTER_RANGE(double);

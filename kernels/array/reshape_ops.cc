@@ -17,15 +17,20 @@ class ReshapeOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
     DimVector dims;
-    OP_REQUIRES_OK(ctx, IntVectorInput(ctx, 1, "shape", &dims));
+    if (ctx->input(1).dims() == 0) {
+      // A scalar shape is a one-dim shape (legacy graphs: reshape(x, -1)).
+      dims.push_back(IntElement(ctx->input(1), 0));
+    } else {
+      OP_REQUIRES_OK(ctx, IntVectorInput(ctx, 1, "shape", &dims));
+    }
     OP_REQUIRES_OK(ctx, InferMissingDim(ctx, in.shape(), &dims));
     TensorShape shape;
     OP_REQUIRES_OK(ctx, ctx->NodeError(TensorShape::Build(dims.data(), dims.size(), &shape)));
     OP_REQUIRES(ctx, shape.num_elements() == in.NumElements(),
                 ctx->NodeError(errors::InvalidArgument(
                     "Input to reshape is a tensor with ", in.NumElements(), " values (shape ",
-                    in.shape().DebugString(), "), but the requested shape ",
-                    shape.DebugString(), " has ", shape.num_elements())));
+                    in.shape().DebugString(), "), but the requested shape ", shape.DebugString(),
+                    " has ", shape.num_elements())));
     Tensor out;
     OP_REQUIRES_OK(ctx, ShareAs(ctx, in, shape, &out));
     ctx->set_output(0, std::move(out));
@@ -43,14 +48,14 @@ class ReshapeOp : public OpKernel {
       const int64_t d = (*dims)[i];
       if (d == -1) {
         if (missing >= 0)
-          return ctx->NodeError(errors::InvalidArgument(
-              "Only one input size may be -1, not both ", missing, " and ", i,
-              " (requested shape ", DimsString(*dims), ")"));
+          return ctx->NodeError(errors::InvalidArgument("Only one input size may be -1, not both ",
+                                                        missing, " and ", i, " (requested shape ",
+                                                        DimsString(*dims), ")"));
         missing = i;
       } else if (d < 0) {
-        return ctx->NodeError(errors::InvalidArgument("Size ", i, " must be non-negative, not ",
-                                                      d, " (requested shape ",
-                                                      DimsString(*dims), ")"));
+        return ctx->NodeError(errors::InvalidArgument("Size ", i, " must be non-negative, not ", d,
+                                                      " (requested shape ", DimsString(*dims),
+                                                      ")"));
       } else if (d == 0) {
         target_has_zero = true;
       } else {
@@ -82,8 +87,7 @@ class ExpandDimsOp : public OpKernel {
     const int rank = in.dims();
     OP_REQUIRES(ctx, axis >= -rank - 1 && axis <= rank,
                 ctx->NodeError(errors::InvalidArgument("Tried to expand dim index ", axis,
-                                                       " for tensor with ", rank,
-                                                       " dimensions.")));
+                                                       " for tensor with ", rank, " dimensions.")));
     if (axis < 0) axis += rank + 1;
     TensorShape shape = in.shape();
     shape.InsertDim(static_cast<int>(axis), 1);
@@ -103,10 +107,10 @@ class SqueezeOp : public OpKernel {
     const Tensor& in = ctx->input(0);
     const int rank = in.dims();
     for (int64_t d : squeeze_dims_)
-      OP_REQUIRES(ctx, d >= -rank && d < rank,
-                  ctx->NodeError(errors::InvalidArgument("Tried to squeeze dim index ", d,
-                                                         " for tensor with ", rank,
-                                                         " dimensions.")));
+      OP_REQUIRES(
+          ctx, d >= -rank && d < rank,
+          ctx->NodeError(errors::InvalidArgument("Tried to squeeze dim index ", d,
+                                                 " for tensor with ", rank, " dimensions.")));
     TensorShape shape;
     for (int i = 0; i < rank; ++i) {
       const int64_t size = in.dim_size(i);

@@ -76,21 +76,26 @@ class RankOp : public OpKernel {
 }  // namespace
 
 // Outputs are shapes: kept in host memory by future GPU kernels too.
-#define AF_REGISTER_SHAPE_KERNELS(OutT)                                               \
-  REGISTER_KERNEL_BUILDER(KernelDefBuilder("Shape").Device(DEVICE_CPU)                \
-                              .TypeConstraint<OutT>("out_type").HostMemory("output"), \
-                          ShapeOp<OutT>);                                             \
-  REGISTER_KERNEL_BUILDER(KernelDefBuilder("ShapeN").Device(DEVICE_CPU)               \
-                              .TypeConstraint<OutT>("out_type").HostMemory("output"), \
-                          ShapeNOp<OutT>);                                            \
-  REGISTER_KERNEL_BUILDER(KernelDefBuilder("Size").Device(DEVICE_CPU)                 \
-                              .TypeConstraint<OutT>("out_type").HostMemory("output"), \
+#define AF_REGISTER_SHAPE_KERNELS(OutT)                         \
+  REGISTER_KERNEL_BUILDER(KernelDefBuilder("Shape")             \
+                              .Device(DEVICE_CPU)               \
+                              .TypeConstraint<OutT>("out_type") \
+                              .HostMemory("output"),            \
+                          ShapeOp<OutT>);                       \
+  REGISTER_KERNEL_BUILDER(KernelDefBuilder("ShapeN")            \
+                              .Device(DEVICE_CPU)               \
+                              .TypeConstraint<OutT>("out_type") \
+                              .HostMemory("output"),            \
+                          ShapeNOp<OutT>);                      \
+  REGISTER_KERNEL_BUILDER(KernelDefBuilder("Size")              \
+                              .Device(DEVICE_CPU)               \
+                              .TypeConstraint<OutT>("out_type") \
+                              .HostMemory("output"),            \
                           SizeOp<OutT>)
 AF_REGISTER_SHAPE_KERNELS(int32_t);
 AF_REGISTER_SHAPE_KERNELS(int64_t);
 #undef AF_REGISTER_SHAPE_KERNELS
 
-REGISTER_KERNEL_BUILDER(KernelDefBuilder("Rank").Device(DEVICE_CPU).HostMemory("output"),
-                        RankOp);
+REGISTER_KERNEL_BUILDER(KernelDefBuilder("Rank").Device(DEVICE_CPU).HostMemory("output"), RankOp);
 
 }  // namespace af

@@ -16,8 +16,8 @@ namespace {
 
 // Output 0 = the box of `dims` at `begin` of `in` read with step `steps`
 // per dim, under `out_shape`.
-void EmitBox(OpKernelContext* ctx, const Tensor& in, const DimVector& begin,
-             const DimVector& dims, const DimVector& steps, const TensorShape& out_shape) {
+void EmitBox(OpKernelContext* ctx, const Tensor& in, const DimVector& begin, const DimVector& dims,
+             const DimVector& steps, const TensorShape& out_shape) {
   const int rank = in.dims();
   bool unit_steps = true;
   for (int i = 0; i < rank; ++i) unit_steps &= dims[i] <= 1 || steps[i] == 1;
@@ -64,8 +64,7 @@ class SliceOp : public OpKernel {
     OP_REQUIRES(ctx, begin.size() == rank && size.size() == rank,
                 ctx->NodeError(errors::InvalidArgument(
                     "Expected begin and size arguments to be 1-D tensors of size ", rank,
-                    ", but got shapes [", begin.size(), "] and [", size.size(),
-                    "] instead.")));
+                    ", but got shapes [", begin.size(), "] and [", size.size(), "] instead.")));
     TensorShape out_shape;
     DimVector steps;
     for (int i = 0; i < rank; ++i) {
@@ -75,8 +74,8 @@ class SliceOp : public OpKernel {
                                                          "], but got ", b)));
       if (size[i] == -1) size[i] = dim - b;
       OP_REQUIRES(ctx, size[i] >= 0 && b + size[i] <= dim,
-                  ctx->NodeError(errors::InvalidArgument("Expected size[", i, "] in [0, ",
-                                                         dim - b, "], but got ", size[i])));
+                  ctx->NodeError(errors::InvalidArgument("Expected size[", i, "] in [0, ", dim - b,
+                                                         "], but got ", size[i])));
       out_shape.AddDim(size[i]);
       steps.push_back(1);
     }
@@ -159,9 +158,8 @@ class StridedSliceGradOp : public OpKernel {
     const Tensor& dy = ctx->input(4);
     const TensorShape slice_shape = ShapeOf(plan.final_dims);
     OP_REQUIRES(ctx, dy.shape() == slice_shape,
-                ctx->NodeError(errors::InvalidArgument(
-                    "shape of dy was ", dy.shape().DebugString(), " instead of ",
-                    slice_shape.DebugString())));
+                ctx->NodeError(errors::InvalidArgument("shape of dy was ", dy.shape().DebugString(),
+                                                       " instead of ", slice_shape.DebugString())));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
     if (BaseType(out->dtype()) != DT_STRING && out->TotalBytes() > 0)

@@ -49,9 +49,9 @@ Status EmitPiece(OpKernelContext* ctx, const Tensor& in, int a, int64_t start, i
 Status SplitAxis(OpKernelContext* ctx, const Tensor& in, int64_t axis, int* a) {
   const int rank = in.dims();
   if (axis < -rank || axis >= rank)
-    return ctx->NodeError(errors::InvalidArgument("-", rank, " <= split_dim < ", rank,
-                                                  " but got ", axis, " (input shape ",
-                                                  in.shape().DebugString(), ")"));
+    return ctx->NodeError(errors::InvalidArgument("-", rank, " <= split_dim < ", rank, " but got ",
+                                                  axis, " (input shape ", in.shape().DebugString(),
+                                                  ")"));
   *a = static_cast<int>(axis < 0 ? axis + rank : axis);
   return Status::OK();
 }
@@ -71,11 +71,13 @@ class SplitOp : public OpKernel {
     OP_REQUIRES(ctx, dim % num == 0,
                 ctx->NodeError(errors::InvalidArgument(
                     "Number of ways to split should evenly divide the split dimension, but got "
-                    "split_dim ", a, " (size = ", dim, ") and num_split ", num)));
+                    "split_dim ",
+                    a, " (size = ", dim, ") and num_split ", num)));
     const int64_t size = dim / num;
     TensorShape piece = in.shape();
     piece.set_dim(a, size);
-    for (int i = 0; i < num; ++i) OP_REQUIRES_OK(ctx, EmitPiece(ctx, in, a, i * size, size, piece, i));
+    for (int i = 0; i < num; ++i)
+      OP_REQUIRES_OK(ctx, EmitPiece(ctx, in, a, i * size, size, piece, i));
   }
 };
 
@@ -92,10 +94,10 @@ class SplitVOp : public OpKernel {
     int a = 0;
     OP_REQUIRES_OK(ctx, SplitAxis(ctx, in, axis, &a));
     const int num = ctx->num_outputs();
-    OP_REQUIRES(ctx, sizes.size() == num,
-                ctx->NodeError(errors::InvalidArgument(
-                    "Length of size_splits should be equal to num_outputs: ", sizes.size(),
-                    " vs. ", num)));
+    OP_REQUIRES(
+        ctx, sizes.size() == num,
+        ctx->NodeError(errors::InvalidArgument(
+            "Length of size_splits should be equal to num_outputs: ", sizes.size(), " vs. ", num)));
     const int64_t dim = in.dim_size(a);
     int missing = -1;
     int64_t sum = 0;
@@ -103,8 +105,7 @@ class SplitVOp : public OpKernel {
       if (sizes[i] == -1) {
         OP_REQUIRES(ctx, missing < 0,
                     ctx->NodeError(errors::InvalidArgument(
-                        "There can only be one -1 in the input, found at ", missing, " and ",
-                        i)));
+                        "There can only be one -1 in the input, found at ", missing, " and ", i)));
         missing = i;
         continue;
       }
@@ -116,15 +117,16 @@ class SplitVOp : public OpKernel {
     if (missing >= 0) {
       OP_REQUIRES(ctx, sum <= dim,
                   ctx->NodeError(errors::InvalidArgument(
-                      "The specified sizes (sum ", sum,
-                      ") exceed the size of the split dimension ", a, " (", dim, ")")));
+                      "The specified sizes (sum ", sum, ") exceed the size of the split dimension ",
+                      a, " (", dim, ")")));
       sizes[missing] = dim - sum;
     } else {
       OP_REQUIRES(ctx, sum == dim,
                   ctx->NodeError(errors::InvalidArgument(
                       "Determined shape must either match input shape along split_dim exactly "
                       "if fully specified, or be less than the size of the input along "
-                      "split_dim if not fully specified.  Got: ", sum, " vs. ", dim)));
+                      "split_dim if not fully specified.  Got: ",
+                      sum, " vs. ", dim)));
     }
     int64_t start = 0;
     TensorShape piece = in.shape();
@@ -146,14 +148,13 @@ class UnpackOp : public OpKernel {
     const Tensor& in = ctx->input(0);
     const int rank = in.dims();
     OP_REQUIRES(ctx, axis_ >= -rank && axis_ < rank,
-                ctx->NodeError(errors::InvalidArgument("axis = ", axis_, " not in [", -rank,
-                                                       ", ", rank, ")")));
+                ctx->NodeError(errors::InvalidArgument("axis = ", axis_, " not in [", -rank, ", ",
+                                                       rank, ")")));
     const int a = static_cast<int>(axis_ < 0 ? axis_ + rank : axis_);
     const int num = ctx->num_outputs();
     OP_REQUIRES(ctx, in.dim_size(a) == num,
-                ctx->NodeError(errors::InvalidArgument("Input shape axis ", a, " must equal ",
-                                                       num, ", got shape ",
-                                                       in.shape().DebugString())));
+                ctx->NodeError(errors::InvalidArgument("Input shape axis ", a, " must equal ", num,
+                                                       ", got shape ", in.shape().DebugString())));
     TensorShape piece = in.shape();
     piece.RemoveDim(a);
     for (int i = 0; i < num; ++i) OP_REQUIRES_OK(ctx, EmitPiece(ctx, in, a, i, 1, piece, i));
@@ -179,8 +180,7 @@ REGISTER_KERNEL_BUILDER(KernelDefBuilder("SplitV")
                             .Expensive(),
                         SplitVOp);
 REGISTER_KERNEL_BUILDER(
-    KernelDefBuilder("Unpack").Device(DEVICE_CPU).TypeConstraint("T", MovableTypes())
-        .Expensive(),
+    KernelDefBuilder("Unpack").Device(DEVICE_CPU).TypeConstraint("T", MovableTypes()).Expensive(),
     UnpackOp);
 
 }  // namespace af

@@ -109,20 +109,19 @@ void DenseToStrided(const S* src, const DimVector& dims, const DimVector& stride
 inline DimVector DenseStrides(const TensorShape& shape) {
   DimVector strides;
   strides.resize(shape.dims(), 1);
-  for (int d = shape.dims() - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape.dim_size(d + 1);
+  for (int d = shape.dims() - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape.dim_size(d + 1);
   return strides;
 }
 
 // If the box of `sizes` at `begin` (unit strides) covers one contiguous
 // run of a row-major tensor of `shape`, its first element's offset:
 // leading dims taken one index each, then one partial dim, then whole dims.
-inline bool ContiguousBox(const TensorShape& shape, const DimVector& begin,
-                          const DimVector& sizes, int64_t* offset) {
+inline bool ContiguousBox(const TensorShape& shape, const DimVector& begin, const DimVector& sizes,
+                          int64_t* offset) {
   const int rank = shape.dims();
   int d = rank - 1;
   while (d >= 0 && sizes[d] == shape.dim_size(d)) --d;  // whole trailing dims
-  --d;  // dim d+1 may be partial
+  --d;                                                  // dim d+1 may be partial
   for (; d >= 0; --d)
     if (sizes[d] != 1) return false;
   const DimVector strides = DenseStrides(shape);

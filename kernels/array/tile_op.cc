@@ -41,9 +41,9 @@ class TileOp : public OpKernel {
     OP_REQUIRES_OK(ctx, IntVectorInput(ctx, 1, "multiples", &multiples));
     const int rank = in.dims();
     OP_REQUIRES(ctx, multiples.size() == rank,
-                ctx->NodeError(errors::InvalidArgument(
-                    "Expected multiples argument to be a vector of length ", rank,
-                    " but got length ", multiples.size())));
+                ctx->NodeError(
+                    errors::InvalidArgument("Expected multiples argument to be a vector of length ",
+                                            rank, " but got length ", multiples.size())));
     TensorShape out_shape;
     for (int i = 0; i < rank; ++i) {
       OP_REQUIRES(ctx, multiples[i] >= 0,

@@ -42,9 +42,9 @@ class TransposeOp : public OpKernel {
     OP_REQUIRES_OK(ctx, IntVectorInput(ctx, 1, "perm", &perm));
     const int rank = in.dims();
     OP_REQUIRES(ctx, perm.size() == rank,
-                ctx->NodeError(errors::InvalidArgument(
-                    "transpose expects a vector of size ", rank,
-                    ". But input(1) is a vector of size ", perm.size())));
+                ctx->NodeError(errors::InvalidArgument("transpose expects a vector of size ", rank,
+                                                       ". But input(1) is a vector of size ",
+                                                       perm.size())));
     OP_REQUIRES_OK(ctx, CheckPermutation(ctx, perm));
 
     const DimVector in_strides = DenseStrides(in.shape());
@@ -80,9 +80,9 @@ class TransposeOp : public OpKernel {
                                                       " is out of range [0, ", rank, ")"));
       for (int j = 0; j < i; ++j)
         if (perm[j] == perm[i])
-          return ctx->NodeError(errors::InvalidArgument(
-              "perm is not a permutation: ", perm[i], " appears at both perm[", j,
-              "] and perm[", i, "]"));
+          return ctx->NodeError(errors::InvalidArgument("perm is not a permutation: ", perm[i],
+                                                        " appears at both perm[", j, "] and perm[",
+                                                        i, "]"));
     }
     return Status::OK();
   }
@@ -95,8 +95,7 @@ class TransposeOp : public OpKernel {
       Transpose2D(in, dims[1], dims[0], out);
       return;
     }
-    if (rank == 3 && strides[1] == 1 && strides[2] == dims[1] &&
-        strides[0] == dims[1] * dims[2]) {
+    if (rank == 3 && strides[1] == 1 && strides[2] == dims[1] && strides[0] == dims[1] * dims[2]) {
       const int64_t matrix = dims[1] * dims[2];
       for (int64_t b = 0; b < dims[0]; ++b)
         Transpose2D(in + b * matrix, dims[2], dims[1], out + b * matrix);
@@ -118,9 +117,9 @@ class InvertPermutationOp : public OpKernel {
                                                        "got shape ",
                                                        x.shape().DebugString())));
     const int64_t n = x.NumElements();
-    OP_REQUIRES(ctx, n <= std::numeric_limits<T>::max(),
-                ctx->NodeError(errors::InvalidArgument("permutation of ", n,
-                                                       " elements is too large")));
+    OP_REQUIRES(
+        ctx, n <= std::numeric_limits<T>::max(),
+        ctx->NodeError(errors::InvalidArgument("permutation of ", n, " elements is too large")));
     Tensor* y = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
     const T* in = x.data<T>();
@@ -128,9 +127,9 @@ class InvertPermutationOp : public OpKernel {
     std::fill_n(out, n, T(-1));  // -1: not yet claimed, to find duplicates
     for (int64_t i = 0; i < n; ++i) {
       const T d = in[i];
-      OP_REQUIRES(ctx, d >= 0 && d < n,
-                  ctx->NodeError(errors::InvalidArgument("x[", i, "] = ", d,
-                                                         " is not between 0 and ", n)));
+      OP_REQUIRES(
+          ctx, d >= 0 && d < n,
+          ctx->NodeError(errors::InvalidArgument("x[", i, "] = ", d, " is not between 0 and ", n)));
       OP_REQUIRES(ctx, out[d] == -1,
                   ctx->NodeError(errors::InvalidArgument(d, " is duplicated in the input.")));
       out[d] = static_cast<T>(i);

@@ -14,10 +14,12 @@ namespace {
 // a += b for every element type, the 16-bit floats through float.
 template <typename T>
 inline void AddTo(T* a, const T& b) {
-  if constexpr (std::is_same_v<T, half>) *a = FloatToHalf(HalfToFloat(*a) + HalfToFloat(b));
+  if constexpr (std::is_same_v<T, half>)
+    *a = FloatToHalf(HalfToFloat(*a) + HalfToFloat(b));
   else if constexpr (std::is_same_v<T, bfloat16>)
     *a = FloatToBFloat16(BFloat16ToFloat(*a) + BFloat16ToFloat(b));
-  else *a = static_cast<T>(*a + b);
+  else
+    *a = static_cast<T>(*a + b);
 }
 
 template <typename T, typename Index>
@@ -29,10 +31,10 @@ class UnsortedSegmentSumOp : public OpKernel {
     const Tensor& data = ctx->input(0);
     const Tensor& ids = ctx->input(1);
     int64_t num = 0;
-    OP_REQUIRES(ctx, ctx->input(2).dims() == 0,
-                ctx->NodeError(errors::InvalidArgument(
-                    "num_segments should be a scalar, not shape ",
-                    ctx->input(2).shape().DebugString())));
+    OP_REQUIRES(
+        ctx, ctx->input(2).dims() == 0,
+        ctx->NodeError(errors::InvalidArgument("num_segments should be a scalar, not shape ",
+                                               ctx->input(2).shape().DebugString())));
     num = IntElement(ctx->input(2), 0);
     OP_REQUIRES(ctx, num >= 0,
                 ctx->NodeError(errors::InvalidArgument("Input num_segments == ", num,
@@ -56,9 +58,9 @@ class UnsortedSegmentSumOp : public OpKernel {
       const auto segment = static_cast<int64_t>(id[j]);
       if (segment < 0) continue;
       OP_REQUIRES(ctx, segment < num,
-                  ctx->NodeError(errors::InvalidArgument("segment_ids", FlatIndexString(ids.shape(), j),
-                                                         " = ", segment,
-                                                         " is out of range [0, ", num, ")")));
+                  ctx->NodeError(
+                      errors::InvalidArgument("segment_ids", FlatIndexString(ids.shape(), j), " = ",
+                                              segment, " is out of range [0, ", num, ")")));
       T* row = o + segment * inner;
       const T* src = in + j * inner;
       for (int64_t i = 0; i < inner; ++i) AddTo(row + i, src[i]);
@@ -68,16 +70,16 @@ class UnsortedSegmentSumOp : public OpKernel {
 
 }  // namespace
 
-#define AF_REGISTER_SEGMENT_SUM_INDEX(T, Index)                          \
-  REGISTER_KERNEL_BUILDER(KernelDefBuilder("UnsortedSegmentSum")         \
-                              .Device(DEVICE_CPU)                        \
-                              .TypeConstraint<T>("T")                    \
-                              .TypeConstraint<Index>("Tindices")         \
-                              .HostMemory("num_segments")                \
-                              .Expensive(),                              \
+#define AF_REGISTER_SEGMENT_SUM_INDEX(T, Index)                  \
+  REGISTER_KERNEL_BUILDER(KernelDefBuilder("UnsortedSegmentSum") \
+                              .Device(DEVICE_CPU)                \
+                              .TypeConstraint<T>("T")            \
+                              .TypeConstraint<Index>("Tindices") \
+                              .HostMemory("num_segments")        \
+                              .Expensive(),                      \
                           UnsortedSegmentSumOp<T, Index>)
-#define AF_REGISTER_SEGMENT_SUM(T)               \
-  AF_REGISTER_SEGMENT_SUM_INDEX(T, int32_t);     \
+#define AF_REGISTER_SEGMENT_SUM(T)           \
+  AF_REGISTER_SEGMENT_SUM_INDEX(T, int32_t); \
   AF_REGISTER_SEGMENT_SUM_INDEX(T, int64_t)
 AF_REGISTER_SEGMENT_SUM(float);
 AF_REGISTER_SEGMENT_SUM(double);

@@ -7,6 +7,7 @@
 
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
+#include "kernels/eigen_core.h"
 #include "kernels/math/intra_op_parallel.h"
 
 namespace af {
@@ -117,11 +118,31 @@ class ArgReductionOp : public OpKernel {
   }
 
  private:
+  // Index of the best of x[0..n), n > 0. Numbers: the best value by a
+  // vectorized NaN-propagating max/min, then its first occurrence.
   static Index ScanRun(const T* x, int64_t n) {
-    int64_t best = 0;
-    for (int64_t i = 1; i < n; ++i)
-      if (Order::Better(x[i], x[best])) best = i;
-    return static_cast<Index>(best);
+    if constexpr (std::is_same_v<T, bool>) {
+      // ArgMax finds the first true, ArgMin the first false (else 0).
+      const bool want = std::is_same_v<Order, Greatest>;
+      const T* hit = std::find(x, x + n, want);
+      return static_cast<Index>(hit == x + n ? 0 : hit - x);
+    } else {
+      const Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> run(x, n);
+      T best;
+      if constexpr (std::is_floating_point_v<T>) {
+        best = std::is_same_v<Order, Greatest> ? run.template maxCoeff<Eigen::PropagateNaN>()
+                                               : run.template minCoeff<Eigen::PropagateNaN>();
+      } else {
+        best = std::is_same_v<Order, Greatest> ? run.maxCoeff() : run.minCoeff();
+      }
+      int64_t i = 0;
+      if (IsNan(best)) {
+        while (!IsNan(x[i])) ++i;
+      } else {
+        while (x[i] != best) ++i;
+      }
+      return static_cast<Index>(i);
+    }
   }
 };
 

@@ -1,12 +1,28 @@
 // Floating-point element-wise functors: the transcendental unary ops and the
 // gradient helpers TensorFlow's autodiff emits for them (inputs y, the
 // forward op's output, and dy, the incoming gradient).
+//
+// The unary ops run over whole runs through Eigen's array functions (`Apply`),
+// which are vectorized with the same polynomial approximations TensorFlow's
+// CPU kernels use; operator() is the scalar definition, used for reference.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/eigen_core.h"
+
 namespace af::functor {
+
+// n elements at x (or z) as an Eigen array.
+template <typename T>
+Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> ArrayView(const T* x, int64_t n) {
+  return {x, n};
+}
+template <typename T>
+Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> ArrayView(T* z, int64_t n) {
+  return {z, n};
+}
 
 template <typename T>
 struct FloatUnaryBase {
@@ -18,38 +34,45 @@ template <typename T>
 struct Sqrt : FloatUnaryBase<T> {
   static constexpr int64_t kCost = 4;
   T operator()(T a) const { return std::sqrt(a); }
+  static void Apply(const T* x, T* z, int64_t n) { ArrayView(z, n) = ArrayView(x, n).sqrt(); }
 };
 template <typename T>
 struct Rsqrt : FloatUnaryBase<T> {
   static constexpr int64_t kCost = 8;
   T operator()(T a) const { return T(1) / std::sqrt(a); }
+  static void Apply(const T* x, T* z, int64_t n) { ArrayView(z, n) = ArrayView(x, n).rsqrt(); }
 };
 template <typename T>
 struct Exp : FloatUnaryBase<T> {
   static constexpr int64_t kCost = 20;
   T operator()(T a) const { return std::exp(a); }
+  static void Apply(const T* x, T* z, int64_t n) { ArrayView(z, n) = ArrayView(x, n).exp(); }
 };
 template <typename T>
 struct Log : FloatUnaryBase<T> {
   static constexpr int64_t kCost = 20;
   T operator()(T a) const { return std::log(a); }
+  static void Apply(const T* x, T* z, int64_t n) { ArrayView(z, n) = ArrayView(x, n).log(); }
 };
 template <typename T>
 struct Log1p : FloatUnaryBase<T> {
   static constexpr int64_t kCost = 25;
   T operator()(T a) const { return std::log1p(a); }
+  static void Apply(const T* x, T* z, int64_t n) { ArrayView(z, n) = ArrayView(x, n).log1p(); }
 };
 template <typename T>
 struct Tanh : FloatUnaryBase<T> {
   static constexpr int64_t kCost = 30;
   T operator()(T a) const { return std::tanh(a); }
+  static void Apply(const T* x, T* z, int64_t n) { ArrayView(z, n) = ArrayView(x, n).tanh(); }
 };
-// 1 / (1 + e^-x): for very negative x, e^-x overflows to +inf and the
-// result is a correct 0 rather than NaN.
+// 1 / (1 + e^-x); the scalar form gives a correct 0 rather than NaN when
+// e^-x overflows, and Eigen's logistic switches to e^x for very negative x.
 template <typename T>
 struct Sigmoid : FloatUnaryBase<T> {
   static constexpr int64_t kCost = 25;
   T operator()(T a) const { return T(1) / (T(1) + std::exp(-a)); }
+  static void Apply(const T* x, T* z, int64_t n) { ArrayView(z, n) = ArrayView(x, n).logistic(); }
 };
 template <typename T>
 struct Reciprocal : FloatUnaryBase<T> {

@@ -182,7 +182,9 @@ template <typename T>
 struct Maximum : BinaryFunctorBase<T> {
   T operator()(T a, T b) const {
     if constexpr (std::is_floating_point_v<T>) {
-      return (a > b || a != a) ? a : b;
+      // Bitwise | (no short circuit) keeps this a compare-and-blend the
+      // compiler vectorizes.
+      return ((a > b) | (a != a)) ? a : b;
     } else {
       return a > b ? a : b;
     }
@@ -192,7 +194,7 @@ template <typename T>
 struct Minimum : BinaryFunctorBase<T> {
   T operator()(T a, T b) const {
     if constexpr (std::is_floating_point_v<T>) {
-      return (a < b || a != a) ? a : b;
+      return ((a < b) | (a != a)) ? a : b;
     } else {
       return a < b ? a : b;
     }

@@ -86,13 +86,19 @@ class UnaryOpKernel : public OpKernel {
     const In* xp = x.data<In>();
     Out* zp = out->data<Out>();
     ShardedFor(ctx, x.NumElements(), functor::CostPerElement<Functor>(),
-               [xp, zp](int64_t begin, int64_t end) { Apply(xp + begin, zp + begin, end - begin); });
+               [xp, zp](int64_t begin, int64_t end) {
+                 Apply(xp + begin, zp + begin, end - begin);
+               });
   }
 
  private:
   static void Apply(const In* __restrict x, Out* __restrict z, int64_t n) {
-    const Functor f;
-    for (int64_t i = 0; i < n; ++i) z[i] = f(x[i]);
+    if constexpr (requires { Functor::Apply(x, z, n); }) {
+      Functor::Apply(x, z, n);  // a vectorized whole-run form
+    } else {
+      const Functor f;
+      for (int64_t i = 0; i < n; ++i) z[i] = f(x[i]);
+    }
   }
 };
 

@@ -8,6 +8,9 @@
 // column reduction are split in halves down to 16 rows. Integer sums and
 // products wrap, as TensorFlow's do in practice.
 //
+// Max and Min are exact in any order, so their contiguous runs go to Eigen's
+// vectorized NaN-propagating maxCoeff/minCoeff instead (`ReduceRun`).
+//
 // Every output element is computed the same way however the work is split
 // over threads, so results do not depend on the pool.
 #pragma once
@@ -16,6 +19,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/eigen_core.h"
 #include "kernels/math/cwise_functors.h"
 
 namespace af::reduction {
@@ -44,6 +48,15 @@ struct Max {
     }
   }
   static T Combine(T a, T b) { return functor::Maximum<T>()(a, b); }
+  static T ReduceRun(const T* x, int64_t n) {
+    if (n == 0) return Identity();
+    const Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> run(x, n);
+    if constexpr (std::is_floating_point_v<T>) {
+      return run.template maxCoeff<Eigen::PropagateNaN>();
+    } else {
+      return run.maxCoeff();
+    }
+  }
 };
 
 template <typename T>
@@ -56,6 +69,15 @@ struct Min {
     }
   }
   static T Combine(T a, T b) { return functor::Minimum<T>()(a, b); }
+  static T ReduceRun(const T* x, int64_t n) {
+    if (n == 0) return Identity();
+    const Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> run(x, n);
+    if constexpr (std::is_floating_point_v<T>) {
+      return run.template minCoeff<Eigen::PropagateNaN>();
+    } else {
+      return run.minCoeff();
+    }
+  }
 };
 
 // A sum divided by the count at the end. The mean of nothing is NaN in
@@ -85,7 +107,9 @@ constexpr bool HasFinalize() {
 template <typename R, typename T>
 T ReduceContiguous(const T* x, int64_t n) {
   constexpr int64_t kLanes = 8, kBlock = 128;
-  if (n <= kBlock) {
+  if constexpr (requires { R::ReduceRun(x, n); }) {
+    return R::ReduceRun(x, n);
+  } else if (n <= kBlock) {
     T lane[kLanes];
     for (int64_t j = 0; j < kLanes; ++j) lane[j] = R::Identity();
     int64_t i = 0;

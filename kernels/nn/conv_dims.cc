@@ -7,7 +7,7 @@ namespace af {
 Status ComputeConv2DDims(const Window2D& window, const TensorShape& input,
                          const TensorShape& filter, Conv2DDims* dims) {
   if (input.dims() != 4)
-    return errors::InvalidArgument("input must be 4-dimensional", input.DebugString());
+    return errors::InvalidArgument("input must be 4-dimensional: ", input.DebugString());
   if (filter.dims() != 4)
     return errors::InvalidArgument("filter must be 4-dimensional: ", filter.DebugString());
   Conv2DDims d;

@@ -22,60 +22,74 @@ constexpr int64_t kMinBlockedBackwardDataChannels = 16;
 
 }  // namespace
 
+// The buffers of one call: the caller's tensors, plus the reordered
+// weights and scratchpads from the thread's scratch arena.
+struct ConvBuffers {
+  void* a;
+  void* b;
+  void* user_weights;
+  void* prim_weights;
+  void* scratch;
+  void* reorder_scratch;
+};
+
 struct OneDnnConv2D::Plan {
   dnnl::primitive conv;
   std::string impl;
   memory::desc a_md, b_md, user_w_md, prim_w_md, scratch_md, reorder_scratch_md;
   int a_arg = 0, b_arg = 0, w_arg = 0;
   // Weights go through `weights_reorder` before the primitive (forward,
-  // backward data) or after it (backward weights).
+  // backward data) or after it (backward weights, which produces them).
   bool reorder_weights = false;
   dnnl::primitive weights_reorder;
 
-  // Memory objects and argument maps reused by whichever call holds `mu`;
-  // a call that finds it busy builds its own.
+  // Memory objects wrapping one call's buffers, and the argument maps that
+  // refer to them.
+  struct Binding {
+    memory a, b, user_w, prim_w, scratch, reorder_scratch;
+    std::unordered_map<int, memory> conv_args, reorder_args;
+  };
+  // Reused by whichever call holds `mu` (steady state creates nothing); a
+  // call that finds it busy builds its own.
   std::mutex mu;
-  memory a, b, user_w, prim_w, scratch, reorder_scratch;
-  std::unordered_map<int, memory> conv_args, reorder_args;
+  Binding cached;
 
-  // Binds the memory objects to this call's buffers (creating them when
-  // `fresh`) and fills the argument maps.
-  void Bind(bool fresh, void* a_ptr, void* b_ptr, void* user_w_ptr, void* prim_w_ptr,
-            void* scratch_ptr, void* reorder_scratch_ptr, memory* ma, memory* mb, memory* muw,
-            memory* mpw, memory* ms, memory* mrs, std::unordered_map<int, memory>* cargs,
-            std::unordered_map<int, memory>* rargs) const {
+  bool WeightsBefore() const { return w_arg != DNNL_ARG_DIFF_WEIGHTS; }
+
+  void Create(const ConvBuffers& buf, Binding* bind) const {
     dnnl::engine& eng = onednn::CpuEngine();
-    if (fresh) {
-      *ma = memory(a_md, eng, a_ptr);
-      *mb = memory(b_md, eng, b_ptr);
-      *muw = memory(user_w_md, eng, user_w_ptr);
-      *mpw = reorder_weights ? memory(prim_w_md, eng, prim_w_ptr) : *muw;
-      *ms = memory(scratch_md, eng, scratch_ptr);
-      *mrs = memory(reorder_scratch_md, eng, reorder_scratch_ptr);
-      *cargs = {{a_arg, *ma}, {b_arg, *mb}, {w_arg, *mpw}, {DNNL_ARG_SCRATCHPAD, *ms}};
-      if (reorder_weights) {
-        const bool before = w_arg != DNNL_ARG_DIFF_WEIGHTS;
-        *rargs = {{DNNL_ARG_FROM, before ? *muw : *mpw},
-                  {DNNL_ARG_TO, before ? *mpw : *muw},
-                  {DNNL_ARG_SCRATCHPAD, *mrs}};
-      }
-      return;
-    }
-    ma->set_data_handle(a_ptr);
-    mb->set_data_handle(b_ptr);
-    muw->set_data_handle(user_w_ptr);
-    if (reorder_weights) mpw->set_data_handle(prim_w_ptr);
-    ms->set_data_handle(scratch_ptr);
-    mrs->set_data_handle(reorder_scratch_ptr);
+    bind->a = memory(a_md, eng, buf.a);
+    bind->b = memory(b_md, eng, buf.b);
+    bind->user_w = memory(user_w_md, eng, buf.user_weights);
+    bind->prim_w = reorder_weights ? memory(prim_w_md, eng, buf.prim_weights) : bind->user_w;
+    bind->scratch = memory(scratch_md, eng, buf.scratch);
+    bind->reorder_scratch = memory(reorder_scratch_md, eng, buf.reorder_scratch);
+    bind->conv_args = {{a_arg, bind->a},
+                       {b_arg, bind->b},
+                       {w_arg, bind->prim_w},
+                       {DNNL_ARG_SCRATCHPAD, bind->scratch}};
+    if (reorder_weights)
+      bind->reorder_args = {{DNNL_ARG_FROM, WeightsBefore() ? bind->user_w : bind->prim_w},
+                            {DNNL_ARG_TO, WeightsBefore() ? bind->prim_w : bind->user_w},
+                            {DNNL_ARG_SCRATCHPAD, bind->reorder_scratch}};
   }
 
-  void Execute(const std::unordered_map<int, memory>& cargs,
-               const std::unordered_map<int, memory>& rargs) const {
+  // Points an existing binding at new buffers; the maps hold the same
+  // memory objects, so they follow.
+  static void Rebind(const ConvBuffers& buf, bool reorder_weights, Binding* bind) {
+    bind->a.set_data_handle(buf.a);
+    bind->b.set_data_handle(buf.b);
+    bind->user_w.set_data_handle(buf.user_weights);
+    if (reorder_weights) bind->prim_w.set_data_handle(buf.prim_weights);
+    bind->scratch.set_data_handle(buf.scratch);
+    bind->reorder_scratch.set_data_handle(buf.reorder_scratch);
+  }
+
+  void Execute(const Binding& bind) const {
     dnnl::stream& s = onednn::ThreadStream();
-    const bool before = w_arg != DNNL_ARG_DIFF_WEIGHTS;
-    if (reorder_weights && before) weights_reorder.execute(s, rargs);
-    conv.execute(s, cargs);
-    if (reorder_weights && !before) weights_reorder.execute(s, rargs);
+    if (reorder_weights && WeightsBefore()) weights_reorder.execute(s, bind.reorder_args);
+    conv.execute(s, bind.conv_args);
+    if (reorder_weights && !WeightsBefore()) weights_reorder.execute(s, bind.reorder_args);
     s.wait();
   }
 };
@@ -174,9 +188,7 @@ StatusOr<std::shared_ptr<OneDnnConv2D::Plan>> OneDnnConv2D::CreatePlan(
       plan->weights_reorder = dnnl::reorder(rpd);
       plan->reorder_scratch_md = rpd.scratchpad_desc();
     }
-    plan->Bind(true, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &plan->a, &plan->b,
-               &plan->user_w, &plan->prim_w, &plan->scratch, &plan->reorder_scratch,
-               &plan->conv_args, &plan->reorder_args);
+    plan->Create(ConvBuffers{}, &plan->cached);
   });
   if (!s.ok()) return s;
   return plan;
@@ -191,21 +203,17 @@ Status OneDnnConv2D::Run(const Conv2DDims& dims, float* a, float* b, float* filt
                         plan.reorder_weights ? plan.prim_w_md.get_size() : 0,
                         plan.reorder_scratch_md.get_size()}))
     return errors::ResourceExhausted("out of memory for the convolution's scratch space");
-  void* prim_w = scratch.Region(1);
+  const ConvBuffers buf{a, b, filter, scratch.Region(1), scratch.Region(0), scratch.Region(2)};
   return onednn::Guard("convolution", [&] {
     std::unique_lock<std::mutex> lock(plan.mu, std::try_to_lock);
     if (lock.owns_lock()) {
-      plan.Bind(false, a, b, filter, prim_w, scratch.Region(0), scratch.Region(2), &plan.a,
-                &plan.b, &plan.user_w, &plan.prim_w, &plan.scratch, &plan.reorder_scratch,
-                &plan.conv_args, &plan.reorder_args);
-      plan.Execute(plan.conv_args, plan.reorder_args);
+      Plan::Rebind(buf, plan.reorder_weights, &plan.cached);
+      plan.Execute(plan.cached);
       return;
     }
-    memory ma, mb, muw, mpw, ms, mrs;
-    std::unordered_map<int, memory> cargs, rargs;
-    plan.Bind(true, a, b, filter, prim_w, scratch.Region(0), scratch.Region(2), &ma, &mb, &muw,
-              &mpw, &ms, &mrs, &cargs, &rargs);
-    plan.Execute(cargs, rargs);
+    Plan::Binding own;
+    plan.Create(buf, &own);
+    plan.Execute(own);
   });
 }
 

@@ -4,6 +4,7 @@
 // sample depends only on its index, never on the thread that made it.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <type_traits>
 
@@ -25,10 +26,18 @@ Status ShapeFromInput(OpKernelContext* ctx, int input, TensorShape* out) {
     return ctx->NodeError(errors::InvalidArgument("shape must be a vector of {int32,int64}, got ",
                                                   DataTypeString(t.dtype()), " ",
                                                   t.shape().DebugString()));
-  std::vector<int64_t> dims(static_cast<size_t>(t.NumElements()));
-  for (size_t i = 0; i < dims.size(); ++i)
-    dims[i] = t.dtype() == DT_INT32 ? int64_t{t.data<int32_t>()[i]} : t.data<int64_t>()[i];
-  Status s = TensorShape::Build(dims, out);
+  const int64_t rank = t.NumElements();
+  constexpr int64_t kMaxRank = 64;
+  if (rank > kMaxRank)
+    return ctx->NodeError(errors::InvalidArgument("shape has rank ", rank, " > ", kMaxRank));
+  Status s;
+  if (t.dtype() == DT_INT64) {
+    s = TensorShape::Build(t.data<int64_t>(), static_cast<int>(rank), out);
+  } else {
+    int64_t dims[kMaxRank];  // widened on the stack: no allocation per step
+    for (int64_t i = 0; i < rank; ++i) dims[i] = t.data<int32_t>()[i];
+    s = TensorShape::Build(dims, static_cast<int>(rank), out);
+  }
   if (!s.ok()) return ctx->NodeError(errors::InvalidArgument("bad shape: ", s.message()));
   return Status::OK();
 }
@@ -57,7 +66,7 @@ void FillGroups(OpKernelContext* ctx, const Dist& dist, const PhiloxStream& stre
   if (pool == nullptr || groups < 1024) {
     fill(0, groups);
   } else {
-    pool->ParallelFor(groups, Dist::kCyclesPerGroup, fill);
+    pool->ParallelFor(groups, Dist::kCyclesPerGroup, std::cref(fill));
   }
 }
 

@@ -83,14 +83,15 @@ class RefInputLocks {
 
 // Runs fn(begin, end) over [0, n), split across the device's intra-op pool
 // when the work is large enough to pay for it.
-inline void ParallelUpdate(OpKernelContext* ctx, int64_t n, int64_t cycles_per_element,
-                           const std::function<void(int64_t, int64_t)>& fn) {
+// Small updates call `fn` directly: no std::function, no allocation.
+template <typename Fn>
+void ParallelUpdate(OpKernelContext* ctx, int64_t n, int64_t cycles_per_element, const Fn& fn) {
   ThreadPoolInterface* pool = ctx->device() ? ctx->device()->intra_op_pool() : nullptr;
   if (pool == nullptr || n < 32768) {
     fn(0, n);
     return;
   }
-  pool->ParallelFor(n, cycles_per_element, fn);
+  pool->ParallelFor(n, cycles_per_element, std::cref(fn));
 }
 
 }  // namespace af::state

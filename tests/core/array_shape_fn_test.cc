@@ -1,6 +1,5 @@
 // Shape functions of the array ops, with and without constant inputs.
 #include <boost/test/unit_test.hpp>
-
 #include <string>
 #include <vector>
 
@@ -101,12 +100,13 @@ BOOST_AUTO_TEST_CASE(concat_v2_merges_partial_shapes) {
   concat.Attr("T", DT_FLOAT).Attr("N", int64_t{2});
   const Tensor axis0 = Tensor::Scalar<int32_t>(0);
   const Tensor axis_neg1 = Tensor::Scalar<int64_t>(-1);
-  EXPECT_SHAPE(Out0(concat, {Shape({2, -1}), Shape({-1, 3}), Shape({})}, {nullptr, nullptr, &axis0}),
-               Shape({-1, 3}));
+  EXPECT_SHAPE(
+      Out0(concat, {Shape({2, -1}), Shape({-1, 3}), Shape({})}, {nullptr, nullptr, &axis0}),
+      Shape({-1, 3}));
   EXPECT_SHAPE(Out0(concat, {Shape({2, 3}), Shape({4, 3}), Shape({})}, {nullptr, nullptr, &axis0}),
                Shape({6, 3}));
-  EXPECT_SHAPE(Out0(Node(concat).Attr("Tidx", DT_INT64),
-                    {Shape({2, 3}), Unknown(), Shape({})}, {nullptr, nullptr, &axis_neg1}),
+  EXPECT_SHAPE(Out0(Node(concat).Attr("Tidx", DT_INT64), {Shape({2, 3}), Unknown(), Shape({})},
+                    {nullptr, nullptr, &axis_neg1}),
                Shape({2, -1}));
   EXPECT_SHAPE(Out0(concat, {Shape({2, 3}), Shape({-1, 5}), Shape({})}), Shape({-1, -1}));
   EXPECT_SHAPE(Out0(concat, {Unknown(), Unknown(), Shape({})}), Unknown());
@@ -124,9 +124,9 @@ BOOST_AUTO_TEST_CASE(concat_v2_merges_partial_shapes) {
   Node concat_v1("Concat", 4);
   concat_v1.Attr("T", DT_FLOAT).Attr("N", int64_t{3});
   const Tensor axis1 = Tensor::Scalar<int32_t>(1);
-  EXPECT_SHAPE(Out0(concat_v1, {Shape({}), Shape({2, 1}), Shape({2, -1}), Shape({-1, 4})},
-                    {&axis1}),
-               Shape({2, -1}));
+  EXPECT_SHAPE(
+      Out0(concat_v1, {Shape({}), Shape({2, 1}), Shape({2, -1}), Shape({-1, 4})}, {&axis1}),
+      Shape({2, -1}));
 }
 
 // x[1:4, 0] on [5, ?, 6] and friends, with begin/end/strides constant.
@@ -188,11 +188,10 @@ BOOST_AUTO_TEST_CASE(other_array_ops_use_their_constant_inputs) {
 
   EXPECT_SHAPE(Out0(Node("Squeeze", 1).Attr("T", DT_FLOAT), {Shape({1, 3, 1})}), Shape({3}));
   EXPECT_SHAPE(Out0(Node("Squeeze", 1).Attr("T", DT_FLOAT), {Shape({1, -1})}), Unknown());
-  EXPECT_SHAPE(Out0(Node("Squeeze", 1)
-                        .Attr("T", DT_FLOAT)
-                        .Attr("squeeze_dims", std::vector<int64_t>{0}),
-                    {Shape({1, -1})}),
-               Shape({-1}));
+  EXPECT_SHAPE(
+      Out0(Node("Squeeze", 1).Attr("T", DT_FLOAT).Attr("squeeze_dims", std::vector<int64_t>{0}),
+           {Shape({1, -1})}),
+      Shape({-1}));
 
   const Tensor begin = I32({1, 0}), size = I32({2, -1});
   EXPECT_SHAPE(Out0(Node("Slice", 3).Attr("T", DT_FLOAT).Attr("Index", DT_INT32),
@@ -215,10 +214,10 @@ BOOST_AUTO_TEST_CASE(other_array_ops_use_their_constant_inputs) {
                     {nullptr, &paddings}),
                Shape({4, -1}));
 
-  EXPECT_SHAPE(Out0(Node("Pack", 2).Attr("T", DT_FLOAT).Attr("N", int64_t{2}).Attr("axis",
-                                                                                   int64_t{-1}),
-                    {Shape({2, -1}), Shape({-1, 3})}),
-               Shape({2, 3, 2}));
+  EXPECT_SHAPE(
+      Out0(Node("Pack", 2).Attr("T", DT_FLOAT).Attr("N", int64_t{2}).Attr("axis", int64_t{-1}),
+           {Shape({2, -1}), Shape({-1, 3})}),
+      Shape({2, 3, 2}));
 
   const Tensor axis1 = Tensor::Scalar<int32_t>(1);
   std::vector<PartialTensorShape> out;
@@ -233,9 +232,9 @@ BOOST_AUTO_TEST_CASE(other_array_ops_use_their_constant_inputs) {
     Node split_v("SplitV", 3);
     split_v.Attr("T", DT_FLOAT).Attr("num_split", int64_t{2}).Attr("Tlen", DT_INT32);
     const Tensor sizes = I32({-1, 2});
-    BOOST_REQUIRE(Infer(split_v, {Shape({2, 9}), Shape({2}), Shape({})}, {nullptr, &sizes, &axis1},
-                        &out)
-                      .ok());
+    BOOST_REQUIRE(
+        Infer(split_v, {Shape({2, 9}), Shape({2}), Shape({})}, {nullptr, &sizes, &axis1}, &out)
+            .ok());
     EXPECT_SHAPE(out[0], Shape({2, 7}));
     EXPECT_SHAPE(out[1], Shape({2, 2}));
   }
@@ -249,10 +248,10 @@ BOOST_AUTO_TEST_CASE(other_array_ops_use_their_constant_inputs) {
                Shape({4, 2, 3, 6}));
 
   const Tensor depth = Tensor::Scalar<int32_t>(10);
-  EXPECT_SHAPE(Out0(Node("OneHot", 4).Attr("T", DT_FLOAT).Attr("TI", DT_INT32).Attr("axis",
-                                                                                   int64_t{0}),
-                    {Shape({3, -1}), Shape({}), Shape({}), Shape({})}, {nullptr, &depth}),
-               Shape({10, 3, -1}));
+  EXPECT_SHAPE(
+      Out0(Node("OneHot", 4).Attr("T", DT_FLOAT).Attr("TI", DT_INT32).Attr("axis", int64_t{0}),
+           {Shape({3, -1}), Shape({}), Shape({}), Shape({})}, {nullptr, &depth}),
+      Shape({10, 3, -1}));
 
   const Tensor start = Tensor::Scalar<int32_t>(1), limit = Tensor::Scalar<int32_t>(10),
                delta = Tensor::Scalar<int32_t>(4);

@@ -35,9 +35,9 @@ std::vector<double> ReferenceArg(const Tensor& x, int axis, bool max, TensorShap
 template <typename T>
 void CheckArgOps() {
   uint32_t seed = 60;
-  for (const TensorShape& shape : {TensorShape{9}, TensorShape{4, 7}, TensorShape{3, 5, 6},
-                                   TensorShape{2, 700, 3}, TensorShape{3, 1, 600},
-                                   TensorShape{0, 4}}) {
+  for (const TensorShape& shape :
+       {TensorShape{9}, TensorShape{4, 7}, TensorShape{3, 5, 6}, TensorShape{2, 700, 3},
+        TensorShape{3, 1, 600}, TensorShape{0, 4}}) {
     // Small integers make ties common; the first occurrence must win.
     const Tensor x = RandomTensor<T>(shape, ++seed, -4, 4);
     for (int axis = -shape.dims(); axis < shape.dims(); ++axis) {
@@ -73,7 +73,8 @@ BOOST_AUTO_TEST_CASE(int32_arg_ops) { CheckArgOps<int32_t>(); }
 BOOST_AUTO_TEST_CASE(int64_arg_ops) { CheckArgOps<int64_t>(); }
 
 BOOST_AUTO_TEST_CASE(default_output_type_is_int64) {
-  auto out = RunKernel("ArgMax", {Tensor::FromVector<float>({1, 5, 2}), Tensor::Scalar<int32_t>(0)});
+  auto out =
+      RunKernel("ArgMax", {Tensor::FromVector<float>({1, 5, 2}), Tensor::Scalar<int32_t>(0)});
   AF_REQUIRE_OK(out.status());
   BOOST_CHECK_EQUAL((*out)[0].dtype(), DT_INT64);
   BOOST_CHECK_EQUAL((*out)[0].scalar<int64_t>(), 1);
@@ -91,8 +92,8 @@ BOOST_AUTO_TEST_CASE(first_nan_wins) {
 }
 
 BOOST_AUTO_TEST_CASE(bool_input) {
-  auto out = RunKernel("ArgMax", {Tensor::FromVector<bool>({false, false, true, true}),
-                                  Tensor::Scalar<int64_t>(0)});
+  auto out = RunKernel(
+      "ArgMax", {Tensor::FromVector<bool>({false, false, true, true}), Tensor::Scalar<int64_t>(0)});
   AF_REQUIRE_OK(out.status());
   BOOST_CHECK_EQUAL((*out)[0].scalar<int64_t>(), 2);
 }
@@ -103,8 +104,9 @@ BOOST_AUTO_TEST_CASE(errors) {
               "ArgMax", {"Expected dimension in the range [-2, 2), but got 2"});
   ExpectError(RunKernel("ArgMin", {x, Tensor::FromVector<int32_t>({0})}), Code::INVALID_ARGUMENT,
               "ArgMin", {"dim must be a scalar", "[1]"});
-  ExpectError(RunKernel("ArgMax", {Tensor(DT_FLOAT, TensorShape{3, 0}), Tensor::Scalar<int32_t>(1)}),
-              Code::INVALID_ARGUMENT, "ArgMax", {"Reduction axis 1 is empty in shape [3,0]"});
+  ExpectError(
+      RunKernel("ArgMax", {Tensor(DT_FLOAT, TensorShape{3, 0}), Tensor::Scalar<int32_t>(1)}),
+      Code::INVALID_ARGUMENT, "ArgMax", {"Reduction axis 1 is empty in shape [3,0]"});
   ExpectError(RunKernel("ArgMax", {Tensor::Scalar<float>(1), Tensor::Scalar<int32_t>(0)}),
               Code::INVALID_ARGUMENT, "ArgMax", {"Expected dimension in the range [0, 0)"});
 }

@@ -4,12 +4,13 @@
 
 namespace af::test {
 
-Tensor IntsOfShape(const std::vector<int64_t>& values, const TensorShape& shape,
-                   DataType dtype) {
+Tensor IntsOfShape(const std::vector<int64_t>& values, const TensorShape& shape, DataType dtype) {
   Tensor t(dtype, shape);
   for (int64_t i = 0; i < t.NumElements(); ++i) {
-    if (dtype == DT_INT64) t.data<int64_t>()[i] = values[static_cast<size_t>(i)];
-    else t.data<int32_t>()[i] = static_cast<int32_t>(values[static_cast<size_t>(i)]);
+    if (dtype == DT_INT64)
+      t.data<int64_t>()[i] = values[static_cast<size_t>(i)];
+    else
+      t.data<int32_t>()[i] = static_cast<int32_t>(values[static_cast<size_t>(i)]);
   }
   return t;
 }

@@ -21,8 +21,8 @@ TensorShape BatchOf(const TensorShape& s) {
   return b;
 }
 
-std::vector<double> ReferenceBatchMatMul(const Tensor& x, const Tensor& y, bool adj_x,
-                                         bool adj_y, TensorShape* shape) {
+std::vector<double> ReferenceBatchMatMul(const Tensor& x, const Tensor& y, bool adj_x, bool adj_y,
+                                         TensorShape* shape) {
   const int rx = x.dims(), ry = y.dims();
   const int64_t m = x.dim_size(adj_x ? rx - 1 : rx - 2), k = x.dim_size(adj_x ? rx - 2 : rx - 1);
   const int64_t n = y.dim_size(adj_y ? ry - 2 : ry - 1);
@@ -69,8 +69,8 @@ void CheckCase(const std::string& op, DataType dt, const std::vector<int64_t>& b
         x = RandomTensor<int64_t>(TensorShape(xs), seed, -9, 9);
         y = RandomTensor<int64_t>(TensorShape(ys), seed + 1, -9, 9);
       }
-      BOOST_TEST_CONTEXT(op << "<" << DataTypeString(dt) << "> " << x.shape().DebugString()
-                            << " x " << y.shape().DebugString() << " adj_x=" << adj_x
+      BOOST_TEST_CONTEXT(op << "<" << DataTypeString(dt) << "> " << x.shape().DebugString() << " x "
+                            << y.shape().DebugString() << " adj_x=" << adj_x
                             << " adj_y=" << adj_y) {
         KernelRunner runner(op);
         runner.Attr("adj_x", adj_x).Attr("adj_y", adj_y).Input(x).Input(y);
@@ -92,16 +92,16 @@ void CheckAll(DataType dt) {
     CheckCase(op, dt, {3}, {3}, 7, 13, 5, 2);
     CheckCase(op, dt, {2, 3}, {2, 3}, 1, 6, 1, 3);
     CheckCase(op, dt, {2}, {2}, 33, 20, 17, 4);
-    CheckCase(op, dt, {4}, {4}, 3, 0, 2, 5);   // empty inner dim: zeros
-    CheckCase(op, dt, {0}, {0}, 3, 4, 2, 6);   // no batches
-    CheckCase(op, dt, {2}, {2}, 0, 4, 2, 7);   // empty rows
+    CheckCase(op, dt, {4}, {4}, 3, 0, 2, 5);  // empty inner dim: zeros
+    CheckCase(op, dt, {0}, {0}, 3, 4, 2, 6);  // no batches
+    CheckCase(op, dt, {2}, {2}, 0, 4, 2, 7);  // empty rows
   }
   // Broadcast batch dims: V2 only.
-  CheckCase("BatchMatMulV2", dt, {3}, {}, 5, 4, 6, 10);        // one y for every x
-  CheckCase("BatchMatMulV2", dt, {}, {4}, 5, 4, 6, 11);        // one x for every y
+  CheckCase("BatchMatMulV2", dt, {3}, {}, 5, 4, 6, 10);         // one y for every x
+  CheckCase("BatchMatMulV2", dt, {}, {4}, 5, 4, 6, 11);         // one x for every y
   CheckCase("BatchMatMulV2", dt, {2, 1}, {1, 3}, 3, 4, 2, 12);  // outer product of batches
   CheckCase("BatchMatMulV2", dt, {1, 2, 1}, {3, 1, 2}, 2, 3, 4, 13);
-  CheckCase("BatchMatMulV2", dt, {5}, {1, 1}, 4, 3, 2, 14);    // y has more (size-1) dims
+  CheckCase("BatchMatMulV2", dt, {5}, {1, 1}, 4, 3, 2, 14);  // y has more (size-1) dims
 }
 
 BOOST_AUTO_TEST_SUITE(batch_matmul)
@@ -112,7 +112,8 @@ BOOST_AUTO_TEST_CASE(int32_via_eigen) { CheckAll(DT_INT32); }
 BOOST_AUTO_TEST_CASE(int64_via_eigen) { CheckAll(DT_INT64); }
 
 BOOST_AUTO_TEST_CASE(v1_needs_equal_batch_dims) {
-  auto rank = RunKernel("BatchMatMul", {RandomTensor<float>({2, 3, 4}, 1), RandomTensor<float>({4, 5}, 2)});
+  auto rank =
+      RunKernel("BatchMatMul", {RandomTensor<float>({2, 3, 4}, 1), RandomTensor<float>({4, 5}, 2)});
   ExpectError(rank, Code::INVALID_ARGUMENT, "BatchMatMul",
               {"In[0] and In[1] has different ndims: [2,3,4] vs. [4,5]"});
   auto dims = RunKernel("BatchMatMul",
@@ -130,7 +131,8 @@ BOOST_AUTO_TEST_CASE(errors) {
                          {RandomTensor<float>({2, 3, 4}, 1), RandomTensor<float>({3, 4, 6}, 2)});
   ExpectError(batch, Code::INVALID_ARGUMENT, "BatchMatMulV2",
               {"must have compatible batch dimensions: [2,3,4] vs. [3,4,6]"});
-  auto rank = RunKernel("BatchMatMulV2", {RandomTensor<float>({4}, 1), RandomTensor<float>({4, 2}, 2)});
+  auto rank =
+      RunKernel("BatchMatMulV2", {RandomTensor<float>({4}, 1), RandomTensor<float>({4, 2}, 2)});
   ExpectError(rank, Code::INVALID_ARGUMENT, "BatchMatMulV2", {"In[0] ndims must be >= 2: 1"});
 }
 

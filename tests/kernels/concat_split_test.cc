@@ -83,12 +83,15 @@ BOOST_AUTO_TEST_CASE(concat_rejects_mismatched_shapes_and_bad_axes) {
     std::string message;
   };
   const std::vector<Case> cases = {
-      {{{2, 3}, {3, 3}}, 1,
+      {{{2, 3}, {3, 3}},
+       1,
        "ConcatOp : Dimensions of inputs should match: shape[0] = [2,3] vs. shape[1] = [3,3]"},
-      {{{2, 3}, {3}}, 0,
+      {{{2, 3}, {3}},
+       0,
        "ConcatOp : Ranks of all input tensors should match: shape[0] = [2,3] vs. shape[1] = "
        "[3]"},
-      {{{2, 3}, {2, 3}}, 2,
+      {{{2, 3}, {2, 3}},
+       2,
        "ConcatOp : Expected concatenating dimensions in the range [-2, 2), but got 2"},
       {{{}, {}}, 0, "Can't concatenate scalars (use tf.stack instead)"},
   };
@@ -156,8 +159,8 @@ BOOST_AUTO_TEST_CASE(pack_stacks_along_any_axis) {
           std::vector<int64_t> index = Unflatten(want, j);
           const int64_t which = index[static_cast<size_t>(a)];
           index.erase(index.begin() + a);
-          BOOST_REQUIRE(SameElement((*out)[0], j, inputs[static_cast<size_t>(which)],
-                                    Flatten(shape, index)));
+          BOOST_REQUIRE(
+              SameElement((*out)[0], j, inputs[static_cast<size_t>(which)], Flatten(shape, index)));
         }
       }
     }
@@ -226,7 +229,9 @@ BOOST_AUTO_TEST_CASE(split_and_split_v_match_the_reference_and_share_leading_pie
         std::vector<int64_t> given = sizes;
         given[rng() % num] = -1;
         KernelRunner split_v("SplitV");
-        split_v.Input(in).Input(Ints(given, trial % 2 ? DT_INT32 : DT_INT64)).Input(IntScalar(axis));
+        split_v.Input(in)
+            .Input(Ints(given, trial % 2 ? DT_INT32 : DT_INT64))
+            .Input(IntScalar(axis));
         split_v.Attr("num_split", int64_t{num});
         out = split_v.Run();
         AF_REQUIRE_OK(out.status());
@@ -255,8 +260,9 @@ BOOST_AUTO_TEST_CASE(unpack_matches_the_reference_along_every_axis) {
 BOOST_AUTO_TEST_CASE(split_errors_name_the_node) {
   {
     KernelRunner runner("Split", "sp");
-    runner.Input(IntScalar(1)).Input(Tensor(DT_FLOAT, TensorShape{2, 7})).Attr("num_split",
-                                                                               int64_t{3});
+    runner.Input(IntScalar(1))
+        .Input(Tensor(DT_FLOAT, TensorShape{2, 7}))
+        .Attr("num_split", int64_t{3});
     auto out = runner.Run();
     BOOST_REQUIRE(!out.ok());
     BOOST_CHECK_MESSAGE(HasSubstr(out.status().message(),
@@ -267,16 +273,19 @@ BOOST_AUTO_TEST_CASE(split_errors_name_the_node) {
   }
   {
     KernelRunner runner("SplitV", "spv");
-    runner.Input(Tensor(DT_FLOAT, TensorShape{5})).Input(Ints({2, 2}, DT_INT64)).Input(IntScalar(0));
+    runner.Input(Tensor(DT_FLOAT, TensorShape{5}))
+        .Input(Ints({2, 2}, DT_INT64))
+        .Input(IntScalar(0));
     runner.Attr("num_split", int64_t{2});
     auto out = runner.Run();
     BOOST_REQUIRE(!out.ok());
-    BOOST_CHECK_MESSAGE(HasSubstr(out.status().message(), "Got: 4 vs. 5"),
-                        out.status().ToString());
+    BOOST_CHECK_MESSAGE(HasSubstr(out.status().message(), "Got: 4 vs. 5"), out.status().ToString());
   }
   {
     KernelRunner runner("SplitV", "spv");
-    runner.Input(Tensor(DT_FLOAT, TensorShape{5})).Input(Ints({-1, -1}, DT_INT64)).Input(IntScalar(0));
+    runner.Input(Tensor(DT_FLOAT, TensorShape{5}))
+        .Input(Ints({-1, -1}, DT_INT64))
+        .Input(IntScalar(0));
     runner.Attr("num_split", int64_t{2});
     auto out = runner.Run();
     BOOST_REQUIRE(!out.ok());

@@ -293,7 +293,7 @@ BOOST_AUTO_TEST_CASE(errors_name_the_node) {
   {
     KernelRunner r("Conv2D", "conv_too_small");
     r.Attr("strides", std::vector<int64_t>{1, 1, 1, 1}).Attr("padding", "VALID");
-    auto out = r.Input(RandomTensor<float>({1, 2, 4, 3}, 1))
+    auto out = r.Input(RandomTensor<float>({1, 1, 4, 3}, 1))
                    .Input(RandomTensor<float>({3, 3, 3, 4}, 2))
                    .Run();
     BOOST_REQUIRE(!out.ok());

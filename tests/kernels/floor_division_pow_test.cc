@@ -20,8 +20,8 @@ struct ShapePair {
 
 const std::vector<ShapePair>& ShapePairs() {
   static const std::vector<ShapePair> pairs = {
-      {{2, 3}, {2, 3}},   {{}, {4, 5}},          {{4, 5}, {}},       {{3, 4}, {4}},
-      {{3, 1}, {3, 4}},   {{2, 1, 3}, {1, 4, 1}}, {{0, 3}, {3}},     {{5, 1, 1, 7}, {5, 6, 1}},
+      {{2, 3}, {2, 3}}, {{}, {4, 5}},           {{4, 5}, {}},  {{3, 4}, {4}},
+      {{3, 1}, {3, 4}}, {{2, 1, 3}, {1, 4, 1}}, {{0, 3}, {3}}, {{5, 1, 1, 7}, {5, 6, 1}},
       {{1000}, {1000}},
   };
   return pairs;
@@ -103,8 +103,8 @@ BOOST_AUTO_TEST_CASE(signs_follow_python) {
   auto fdiv = RunKernel("FloorDiv", {Tensor::FromVector<double>({7.5, -7.5, 1.0}),
                                      Tensor::FromVector<double>({2, 2, 0})});
   AF_REQUIRE_OK(fdiv.status());
-  AF_EXPECT_OK(CheckTensor((*fdiv)[0], DT_DOUBLE, {3},
-                           {3, -4, std::numeric_limits<double>::infinity()}));
+  AF_EXPECT_OK(
+      CheckTensor((*fdiv)[0], DT_DOUBLE, {3}, {3, -4, std::numeric_limits<double>::infinity()}));
 }
 
 BOOST_AUTO_TEST_CASE(most_negative_over_minus_one_wraps) {
@@ -119,7 +119,8 @@ BOOST_AUTO_TEST_CASE(most_negative_over_minus_one_wraps) {
 
 BOOST_AUTO_TEST_CASE(integer_zero_divisor_is_an_error) {
   for (const std::string op : {"FloorDiv", "FloorMod"}) {
-    auto out = RunKernel(op, {Tensor::FromVector<int32_t>({1, 2}), Tensor::FromVector<int32_t>({1, 0})});
+    auto out =
+        RunKernel(op, {Tensor::FromVector<int32_t>({1, 2}), Tensor::FromVector<int32_t>({1, 0})});
     ExpectError(out, Code::INVALID_ARGUMENT, op, {"Integer division by zero"});
   }
 }
@@ -131,12 +132,13 @@ BOOST_AUTO_TEST_SUITE(pow)
 template <typename T>
 void CheckPow() {
   if constexpr (std::is_integral_v<T>) {
-    CheckBinary<T>("Pow", [](double a, double b) { return std::pow(a, b); }, -9, 9, false, 0, 6, 0);
+    CheckBinary<T>(
+        "Pow", [](double a, double b) { return std::pow(a, b); }, -9, 9, false, 0, 6, 0);
   } else {
     const double tol = std::is_same_v<T, float> ? 1e-5 : 1e-13;
     // Positive bases with real exponents.
-    CheckBinary<T>("Pow", [](double a, double b) { return std::pow(a, b); }, 0.01, 10, false, -3,
-                   3, tol);
+    CheckBinary<T>(
+        "Pow", [](double a, double b) { return std::pow(a, b); }, 0.01, 10, false, -3, 3, tol);
   }
 }
 
@@ -150,8 +152,9 @@ BOOST_AUTO_TEST_CASE(negative_bases) {
   auto out = RunKernel("Pow", {Tensor::FromVector<double>({-2, -2, -8, -2, 0, 0}),
                                Tensor::FromVector<double>({3, 2, 1.0 / 3, -1, 0, -1})});
   AF_REQUIRE_OK(out.status());
-  AF_EXPECT_OK(CheckTensor((*out)[0], DT_DOUBLE, {6},
-                           {-8, 4, std::nan(""), -0.5, 1, std::numeric_limits<double>::infinity()}));
+  AF_EXPECT_OK(
+      CheckTensor((*out)[0], DT_DOUBLE, {6},
+                  {-8, 4, std::nan(""), -0.5, 1, std::numeric_limits<double>::infinity()}));
 
   auto ints = RunKernel("Pow", {Tensor::FromVector<int32_t>({-2, -3, -1, 0}),
                                 Tensor::FromVector<int32_t>({3, 4, 7, 0})});
@@ -160,8 +163,8 @@ BOOST_AUTO_TEST_CASE(negative_bases) {
 }
 
 BOOST_AUTO_TEST_CASE(integer_overflow_wraps) {
-  auto out = RunKernel("Pow", {Tensor::FromVector<int32_t>({2, 3, 2}),
-                               Tensor::FromVector<int32_t>({31, 21, 32})});
+  auto out = RunKernel(
+      "Pow", {Tensor::FromVector<int32_t>({2, 3, 2}), Tensor::FromVector<int32_t>({31, 21, 32})});
   AF_REQUIRE_OK(out.status());
   const int32_t* z = (*out)[0].data<int32_t>();
   BOOST_CHECK_EQUAL(z[0], std::numeric_limits<int32_t>::min());  // 2^31 wraps
@@ -170,7 +173,8 @@ BOOST_AUTO_TEST_CASE(integer_overflow_wraps) {
 }
 
 BOOST_AUTO_TEST_CASE(negative_integer_exponent_is_an_error) {
-  auto out = RunKernel("Pow", {Tensor::FromVector<int64_t>({2, 2}), Tensor::FromVector<int64_t>({1, -1})});
+  auto out =
+      RunKernel("Pow", {Tensor::FromVector<int64_t>({2, 2}), Tensor::FromVector<int64_t>({1, -1})});
   ExpectError(out, Code::INVALID_ARGUMENT, "Pow",
               {"Integers to negative integer powers are not allowed"});
 }

@@ -12,8 +12,8 @@ namespace {
 // params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis+1:],
 // element by element.
 void ReferenceGather(const TensorShape& params, const std::vector<int64_t>& indices,
-                     const TensorShape& indices_shape, int axis, int batch_dims,
-                     TensorShape* out, std::vector<int64_t>* source) {
+                     const TensorShape& indices_shape, int axis, int batch_dims, TensorShape* out,
+                     std::vector<int64_t>* source) {
   *out = TensorShape();
   for (int d = 0; d < axis; ++d) out->AddDim(params.dim_size(d));
   for (int d = batch_dims; d < indices_shape.dims(); ++d) out->AddDim(indices_shape.dim_size(d));
@@ -109,9 +109,9 @@ BOOST_AUTO_TEST_CASE(out_of_range_indices_are_invalid_arguments_naming_the_posit
     runner.Input(Tensor(DT_FLOAT, TensorShape{2, 3})).Input(Ints({0})).Input(IntScalar(2));
     auto out = runner.Run();
     BOOST_REQUIRE(!out.ok());
-    BOOST_CHECK_MESSAGE(HasSubstr(out.status().message(),
-                                  "Expected axis in the range [-2, 2), but got 2"),
-                        out.status().ToString());
+    BOOST_CHECK_MESSAGE(
+        HasSubstr(out.status().message(), "Expected axis in the range [-2, 2), but got 2"),
+        out.status().ToString());
   }
 }
 
@@ -136,8 +136,7 @@ BOOST_AUTO_TEST_CASE(one_hot_matches_the_reference_for_every_axis) {
           std::vector<int64_t> index = Unflatten(want, j);
           const int64_t position = index[static_cast<size_t>(a)];
           index.erase(index.begin() + a);
-          source.push_back(indices[static_cast<size_t>(Flatten(shape, index))] == position ? 1
-                                                                                            : 0);
+          source.push_back(indices[static_cast<size_t>(Flatten(shape, index))] == position ? 1 : 0);
         }
         // [off, on]: what the output elements are picked from.
         KernelRunner pack("Pack");
@@ -159,8 +158,10 @@ BOOST_AUTO_TEST_CASE(one_hot_matches_the_reference_for_every_axis) {
     }
   }
   KernelRunner bad("OneHot", "oh");
-  bad.Input(Ints({0, 1})).Input(IntScalar(-1)).Input(Tensor::Scalar<float>(1.f)).Input(
-      Tensor::Scalar<float>(0.f));
+  bad.Input(Ints({0, 1}))
+      .Input(IntScalar(-1))
+      .Input(Tensor::Scalar<float>(1.f))
+      .Input(Tensor::Scalar<float>(0.f));
   auto out = bad.Run();
   BOOST_REQUIRE(!out.ok());
   BOOST_CHECK_MESSAGE(HasSubstr(out.status().message(),

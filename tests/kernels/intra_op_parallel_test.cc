@@ -1,11 +1,12 @@
 // Kernels split over an intra-op pool give the same bits as inline runs, and
 // finish even when no pool thread ever picks up their shards.
+#include "kernels/math/intra_op_parallel.h"
+
 #include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "kernels/math/intra_op_parallel.h"
 #include "tests/kernels/math_test_util.h"
 
 namespace af::test {
@@ -36,8 +37,8 @@ std::vector<Invocation> Invocations() {
       {"Abs", {RandomTensor<int64_t>({300000}, 3, -100, 100)}},
       {"AddV2", {big, RandomTensor<float>({1024}, 4)}},
       {"Pow", {big, RandomTensor<float>({256, 1}, 5, -2, 2)}},
-      {"FloorMod", {RandomTensor<int32_t>({4, 1, 50000}, 6, -99, 99),
-                    RandomTensor<int32_t>({3, 1}, 7, 1, 9)}},
+      {"FloorMod",
+       {RandomTensor<int32_t>({4, 1, 50000}, 6, -99, 99), RandomTensor<int32_t>({3, 1}, 7, 1, 9)}},
       {"TanhGrad", {big, big}},
       {"SelectV2", {RandomTensor<bool>({256, 1}, 8), big, RandomTensor<float>({1024}, 9)}},
       {"Select", {RandomTensor<bool>({256}, 10), big, big}},
@@ -49,7 +50,8 @@ std::vector<Invocation> Invocations() {
       {"Prod", {big, axes({1})}},
       {"ArgMax", {big_d, Tensor::Scalar<int32_t>(1)}},
       {"ArgMin", {big, Tensor::Scalar<int32_t>(1)}},
-      {"BatchMatMulV2", {RandomTensor<double>({64, 20, 30}, 12), RandomTensor<double>({64, 30, 10}, 13)}},
+      {"BatchMatMulV2",
+       {RandomTensor<double>({64, 20, 30}, 12), RandomTensor<double>({64, 30, 10}, 13)}},
       {"MatrixInverse", {RandomTensor<double>({64, 12, 12}, 14)}},
       {"MatrixDeterminant", {RandomTensor<double>({64, 12, 12}, 15)}},
   };

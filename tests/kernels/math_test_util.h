@@ -33,8 +33,7 @@ inline TensorShape BroadcastReferenceShape(std::initializer_list<TensorShape> sh
 
 // Flat index into `src` of output element `flat` when `src` broadcasts to
 // `out`.
-inline int64_t BroadcastSourceIndex(const TensorShape& src, const TensorShape& out,
-                                    int64_t flat) {
+inline int64_t BroadcastSourceIndex(const TensorShape& src, const TensorShape& out, int64_t flat) {
   int64_t index = 0, stride = 1;
   for (int d = out.dims() - 1; d >= 0; --d) {
     const int64_t i = flat % out.dim_size(d);
@@ -62,8 +61,7 @@ void ExpectError(const R& result, Code code, const std::string& op,
 
 // Bitwise equality of two tensors (same dtype, shape and bytes).
 inline bool SameBits(const Tensor& a, const Tensor& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
-         a.tensor_data() == b.tensor_data();
+  return a.dtype() == b.dtype() && a.shape() == b.shape() && a.tensor_data() == b.tensor_data();
 }
 
 // Runs each scheduled task on a thread of its own, all joined when the pool
@@ -81,7 +79,8 @@ class ThreadPerTaskPool : public ThreadPoolInterface {
     running_.emplace_back(std::move(fn));
   }
   int NumThreads() const override { return threads_; }
-  void ParallelFor(int64_t total, int64_t, const std::function<void(int64_t, int64_t)>& fn) override {
+  void ParallelFor(int64_t total, int64_t,
+                   const std::function<void(int64_t, int64_t)>& fn) override {
     fn(0, total);
   }
   int scheduled() {
@@ -108,7 +107,8 @@ class StalledPool : public ThreadPoolInterface {
     pending_.push_back(std::move(fn));
   }
   int NumThreads() const override { return 4; }
-  void ParallelFor(int64_t total, int64_t, const std::function<void(int64_t, int64_t)>& fn) override {
+  void ParallelFor(int64_t total, int64_t,
+                   const std::function<void(int64_t, int64_t)>& fn) override {
     fn(0, total);
   }
 

@@ -55,9 +55,9 @@ void CheckInverse() {
   constexpr DataType dt = DataTypeToEnum<T>::value;
   const double tol = std::is_same_v<T, float> ? 1e-5 : 1e-12;
   uint32_t seed = 80;
-  for (const TensorShape& shape : {TensorShape{1, 1}, TensorShape{3, 3}, TensorShape{4, 5, 5},
-                                   TensorShape{2, 3, 8, 8}, TensorShape{40, 40},
-                                   TensorShape{0, 3, 3}, TensorShape{2, 0, 0}}) {
+  for (const TensorShape& shape :
+       {TensorShape{1, 1}, TensorShape{3, 3}, TensorShape{4, 5, 5}, TensorShape{2, 3, 8, 8},
+        TensorShape{40, 40}, TensorShape{0, 3, 3}, TensorShape{2, 0, 0}}) {
     for (bool adjoint : {false, true}) {
       BOOST_TEST_CONTEXT("MatrixInverse<" << DataTypeString(dt) << "> " << shape.DebugString()
                                           << " adjoint=" << adjoint) {
@@ -76,7 +76,8 @@ void CheckInverse() {
           for (int64_t i = 0; i < n; ++i)
             for (int64_t j = 0; j < n; ++j) {
               double s = 0;
-              for (int64_t p = 0; p < n; ++p) s += (adjoint ? m[p * n + i] : m[i * n + p]) * x[p * n + j];
+              for (int64_t p = 0; p < n; ++p)
+                s += (adjoint ? m[p * n + i] : m[i * n + p]) * x[p * n + j];
               BOOST_CHECK_SMALL(s - (i == j ? 1.0 : 0.0), tol * 10);
             }
         }
@@ -90,9 +91,9 @@ void CheckDeterminant() {
   constexpr DataType dt = DataTypeToEnum<T>::value;
   const double tol = std::is_same_v<T, float> ? 1e-5 : 1e-12;
   uint32_t seed = 90;
-  for (const TensorShape& shape : {TensorShape{1, 1}, TensorShape{2, 2}, TensorShape{5, 4, 4},
-                                   TensorShape{2, 3, 7, 7}, TensorShape{30, 30},
-                                   TensorShape{3, 0, 0}, TensorShape{0, 2, 2}}) {
+  for (const TensorShape& shape :
+       {TensorShape{1, 1}, TensorShape{2, 2}, TensorShape{5, 4, 4}, TensorShape{2, 3, 7, 7},
+        TensorShape{30, 30}, TensorShape{3, 0, 0}, TensorShape{0, 2, 2}}) {
     BOOST_TEST_CONTEXT("MatrixDeterminant<" << DataTypeString(dt) << "> " << shape.DebugString()) {
       const Tensor a = RandomTensor<T>(shape, ++seed, -2, 2);
       auto out = RunKernel("MatrixDeterminant", {a});

@@ -34,11 +34,10 @@ BOOST_AUTO_TEST_CASE(reshape_infers_the_minus_one_dim_and_shares_the_buffer) {
     TensorShape want;
   };
   const std::vector<Case> cases = {
-      {{2, 3, 4}, {6, 4}, {6, 4}},       {{2, 3, 4}, {-1}, {24}},
-      {{2, 3, 4}, {4, -1, 2}, {4, 3, 2}}, {{6}, {1, 6, 1}, {1, 6, 1}},
-      {{}, {1, 1}, {1, 1}},              {{1, 1}, {}, {}},
-      {{0, 3}, {3, 0}, {3, 0}},          {{0, 3}, {-1, 0}, {3, 0}},
-      {{0, 3}, {-1, 3}, {0, 3}},         {{5}, {-1, 5}, {1, 5}},
+      {{2, 3, 4}, {6, 4}, {6, 4}}, {{2, 3, 4}, {-1}, {24}},   {{2, 3, 4}, {4, -1, 2}, {4, 3, 2}},
+      {{6}, {1, 6, 1}, {1, 6, 1}}, {{}, {1, 1}, {1, 1}},      {{1, 1}, {}, {}},
+      {{0, 3}, {3, 0}, {3, 0}},    {{0, 3}, {-1, 0}, {3, 0}}, {{0, 3}, {-1, 3}, {0, 3}},
+      {{5}, {-1, 5}, {1, 5}},
   };
   uint32_t seed = 1;
   for (DataType dt : MovableTestTypes()) {
@@ -60,10 +59,12 @@ BOOST_AUTO_TEST_CASE(reshape_errors_name_the_node_and_both_shapes) {
     std::string message;
   };
   const std::vector<Case> cases = {
-      {{2, 3}, {4, 2},
+      {{2, 3},
+       {4, 2},
        "Input to reshape is a tensor with 6 values (shape [2,3]), but the requested shape "
        "[4,2] has 8"},
-      {{2, 3}, {-1, 4},
+      {{2, 3},
+       {-1, 4},
        "Input to reshape is a tensor with 6 values (shape [2,3]), but the requested shape "
        "[-1,4] requires a multiple of 4"},
       {{2, 3}, {-1, -1}, "Only one input size may be -1, not both 0 and 1"},
@@ -79,6 +80,12 @@ BOOST_AUTO_TEST_CASE(reshape_errors_name_the_node_and_both_shapes) {
     BOOST_CHECK_MESSAGE(HasSubstr(out.status().message(), "node 'my_reshape' (op 'Reshape')"),
                         out.status().ToString());
   }
+  // A scalar shape is accepted as a one-dim shape, as TensorFlow does.
+  Tensor in = RandomValues(DT_FLOAT, {2, 3}, 4);
+  KernelRunner scalar_shape("Reshape");
+  scalar_shape.Input(in).Input(IntScalar(-1));
+  ExpectSharedView(scalar_shape, in, {6});
+
   KernelRunner matrix("Reshape", "m");
   matrix.Input(Tensor(DT_FLOAT, TensorShape{4})).Input(IntsOfShape({2, 2}, {2, 1}));
   auto out = matrix.Run();
@@ -130,10 +137,14 @@ BOOST_AUTO_TEST_CASE(squeeze_drops_all_or_the_listed_size_one_dims_sharing_the_b
     TensorShape want;
   };
   const std::vector<Case> cases = {
-      {{1, 3, 1, 2}, {}, {3, 2}},   {{1, 3, 1, 2}, {0}, {3, 1, 2}},
-      {{1, 3, 1, 2}, {-2}, {1, 3, 2}}, {{1, 3, 1, 2}, {2, 0}, {3, 2}},
-      {{1, 1}, {}, {}},              {{}, {}, {}},
-      {{0, 1}, {}, {0}},             {{4}, {}, {4}},
+      {{1, 3, 1, 2}, {}, {3, 2}},
+      {{1, 3, 1, 2}, {0}, {3, 1, 2}},
+      {{1, 3, 1, 2}, {-2}, {1, 3, 2}},
+      {{1, 3, 1, 2}, {2, 0}, {3, 2}},
+      {{1, 1}, {}, {}},
+      {{}, {}, {}},
+      {{0, 1}, {}, {0}},
+      {{4}, {}, {4}},
   };
   uint32_t seed = 200;
   for (DataType dt : MovableTestTypes()) {
@@ -150,8 +161,7 @@ BOOST_AUTO_TEST_CASE(squeeze_drops_all_or_the_listed_size_one_dims_sharing_the_b
 BOOST_AUTO_TEST_CASE(squeeze_rejects_dims_that_are_not_one_or_out_of_range) {
   {
     KernelRunner runner("Squeeze", "sq");
-    runner.Input(Tensor(DT_FLOAT, TensorShape{1, 3})).Attr("squeeze_dims",
-                                                           std::vector<int64_t>{1});
+    runner.Input(Tensor(DT_FLOAT, TensorShape{1, 3})).Attr("squeeze_dims", std::vector<int64_t>{1});
     auto out = runner.Run();
     BOOST_REQUIRE(!out.ok());
     BOOST_CHECK_MESSAGE(HasSubstr(out.status().message(),
@@ -161,8 +171,7 @@ BOOST_AUTO_TEST_CASE(squeeze_rejects_dims_that_are_not_one_or_out_of_range) {
   }
   {
     KernelRunner runner("Squeeze", "sq");
-    runner.Input(Tensor(DT_FLOAT, TensorShape{1, 3})).Attr("squeeze_dims",
-                                                           std::vector<int64_t>{2});
+    runner.Input(Tensor(DT_FLOAT, TensorShape{1, 3})).Attr("squeeze_dims", std::vector<int64_t>{2});
     auto out = runner.Run();
     BOOST_REQUIRE(!out.ok());
     BOOST_CHECK_MESSAGE(HasSubstr(out.status().message(),

@@ -16,7 +16,8 @@ std::vector<double> DimsAsDoubles(const TensorShape& shape) {
 BOOST_AUTO_TEST_SUITE(shape_and_fill_ops)
 
 BOOST_AUTO_TEST_CASE(shape_size_and_rank_describe_inputs_of_any_type) {
-  const std::vector<TensorShape> shapes = {{}, {0}, {3}, {2, 1, 4}, {1, 0, 5}, {2, 2, 2, 2, 2, 2, 2}};
+  const std::vector<TensorShape> shapes = {{},        {0},       {3},
+                                           {2, 1, 4}, {1, 0, 5}, {2, 2, 2, 2, 2, 2, 2}};
   uint32_t seed = 1;
   for (DataType dt : MovableTestTypes()) {
     for (const TensorShape& shape : shapes) {
@@ -25,15 +26,14 @@ BOOST_AUTO_TEST_CASE(shape_size_and_rank_describe_inputs_of_any_type) {
         shape_op.Input(RandomValues(dt, shape, seed++)).Attr("out_type", out_type);
         auto out = shape_op.Run();
         AF_REQUIRE_OK(out.status());
-        AF_EXPECT_OK(
-            CheckTensor((*out)[0], out_type, {shape.dims()}, DimsAsDoubles(shape)));
+        AF_EXPECT_OK(CheckTensor((*out)[0], out_type, {shape.dims()}, DimsAsDoubles(shape)));
 
         KernelRunner size_op("Size");
         size_op.Input(RandomValues(dt, shape, seed++)).Attr("out_type", out_type);
         out = size_op.Run();
         AF_REQUIRE_OK(out.status());
-        AF_EXPECT_OK(CheckTensor((*out)[0], out_type, {},
-                                 {static_cast<double>(shape.num_elements())}));
+        AF_EXPECT_OK(
+            CheckTensor((*out)[0], out_type, {}, {static_cast<double>(shape.num_elements())}));
       }
       auto rank = RunKernel("Rank", {RandomValues(dt, shape, seed++)});
       AF_REQUIRE_OK(rank.status());
@@ -79,7 +79,8 @@ BOOST_AUTO_TEST_CASE(fill_rejects_bad_dims_and_values) {
     std::string message;
   };
   const std::vector<Case> cases = {
-      {Ints({2, -1}), Tensor::Scalar<float>(1.f), "dimension 1 of a shape is -1, which is negative"},
+      {Ints({2, -1}), Tensor::Scalar<float>(1.f),
+       "dimension 1 of a shape is -1, which is negative"},
       {IntsOfShape({2, 2}, {1, 2}), Tensor::Scalar<float>(1.f), "dims must be a vector"},
       {Ints({2}), Tensor::FromVector<float>({1.f, 2.f}), "value must be a scalar"},
   };
@@ -135,11 +136,11 @@ void CheckRange(T start, T limit, T delta) {
                d = static_cast<double>(delta);
   for (double v = s; d > 0 ? v < l : v > l; v = s + d * static_cast<double>(want.size()))
     want.push_back(v);
-  auto out = RunKernel("Range", {Tensor::Scalar<T>(start), Tensor::Scalar<T>(limit),
-                                 Tensor::Scalar<T>(delta)});
+  auto out = RunKernel(
+      "Range", {Tensor::Scalar<T>(start), Tensor::Scalar<T>(limit), Tensor::Scalar<T>(delta)});
   AF_REQUIRE_OK(out.status());
-  AF_EXPECT_OK(CheckTensor((*out)[0], DataTypeToEnum<T>::value,
-                           {static_cast<int64_t>(want.size())}, want, 1e-6, 1e-6));
+  AF_EXPECT_OK(CheckTensor((*out)[0], DataTypeToEnum<T>::value, {static_cast<int64_t>(want.size())},
+                           want, 1e-6, 1e-6));
 }
 
 BOOST_AUTO_TEST_CASE(range_counts_up_and_down_for_ints_and_floats) {

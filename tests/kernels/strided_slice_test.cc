@@ -117,7 +117,9 @@ Reference ReferenceStridedSlice(const TensorShape& in, const std::vector<int64_t
 KernelRunner& AddSpec(KernelRunner& runner, const std::vector<int64_t>& begin,
                       const std::vector<int64_t>& end, const std::vector<int64_t>& strides,
                       const Masks& m, DataType index_type) {
-  runner.Input(Ints(begin, index_type)).Input(Ints(end, index_type)).Input(Ints(strides, index_type));
+  runner.Input(Ints(begin, index_type))
+      .Input(Ints(end, index_type))
+      .Input(Ints(strides, index_type));
   runner.Attr("begin_mask", int64_t{m.begin}).Attr("end_mask", int64_t{m.end});
   runner.Attr("ellipsis_mask", int64_t{m.ellipsis}).Attr("new_axis_mask", int64_t{m.new_axis});
   return runner.Attr("shrink_axis_mask", int64_t{m.shrink});
@@ -287,7 +289,10 @@ BOOST_AUTO_TEST_CASE(strided_slice_errors) {
       {{0}, {1}, {0}, Masks{}, "strides[0] must be non-zero"},
       {{5}, {6}, {1}, shrink, "slice index 5 of dimension 0 out of bounds."},
       {{0, 0}, {1, 1}, {1, 1}, two_ellipses, "Multiple ellipses in slice spec not allowed"},
-      {{0, 0, 0}, {1, 1, 1}, {1, 1, 1}, Masks{},
+      {{0, 0, 0},
+       {1, 1, 1},
+       {1, 1, 1},
+       Masks{},
        "Index out of range using input dim 2; input has only 2 dims"},
       {{1}, {2}, {-1}, shrink, "only stride 1 allowed on non-range indexing."},
   };

@@ -82,8 +82,7 @@ BOOST_AUTO_TEST_CASE(pad_and_pad_v2_match_the_reference) {
         }
         source.push_back(inside ? Flatten(shape, index) : -1);
       }
-      const Tensor paddings_t =
-          IntsOfShape(paddings, {rank, 2}, trial % 2 ? DT_INT32 : DT_INT64);
+      const Tensor paddings_t = IntsOfShape(paddings, {rank, 2}, trial % 2 ? DT_INT32 : DT_INT64);
       for (DataType dt : MovableTestTypes()) {
         Tensor in = RandomValues(dt, shape, seed++);
         Tensor constant = RandomValues(dt, {}, seed++);
@@ -130,8 +129,14 @@ BOOST_AUTO_TEST_CASE(broadcast_to_matches_numpy) {
     TensorShape in, target;
   };
   const std::vector<Case> cases = {
-      {{3}, {2, 3}},       {{}, {2, 2}},        {{2, 1}, {2, 5}},     {{1, 4}, {3, 4}},
-      {{2, 1, 3}, {4, 2, 5, 3}}, {{1}, {0}},    {{2, 3}, {2, 3}},     {{1, 1}, {3, 1, 2}},
+      {{3}, {2, 3}},
+      {{}, {2, 2}},
+      {{2, 1}, {2, 5}},
+      {{1, 4}, {3, 4}},
+      {{2, 1, 3}, {4, 2, 5, 3}},
+      {{1}, {0}},
+      {{2, 3}, {2, 3}},
+      {{1, 1}, {3, 1, 2}},
       {{0, 1}, {4, 0, 3}},
   };
   uint32_t seed = 400;

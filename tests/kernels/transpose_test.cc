@@ -33,8 +33,8 @@ void CheckTranspose(const Tensor& in, const std::vector<int64_t>& perm, DataType
   auto out = runner.Run();
   AF_REQUIRE_OK(out.status());
   const Status s = CheckPicked((*out)[0], want, in, source);
-  BOOST_CHECK_MESSAGE(s.ok(), s.ToString() << " for input " << in.shape().DebugString()
-                                           << " perm " << Ints(perm).DebugString());
+  BOOST_CHECK_MESSAGE(s.ok(), s.ToString() << " for input " << in.shape().DebugString() << " perm "
+                                           << Ints(perm).DebugString());
 }
 
 BOOST_AUTO_TEST_SUITE(transpose_ops)
@@ -49,8 +49,7 @@ BOOST_AUTO_TEST_CASE(random_permutations_of_random_shapes_match_the_reference) {
       std::iota(perm.begin(), perm.end(), 0);
       std::shuffle(perm.begin(), perm.end(), rng);
       for (DataType dt : MovableTestTypes())
-        CheckTranspose(RandomValues(dt, shape, seed++), perm,
-                       trial % 2 ? DT_INT32 : DT_INT64);
+        CheckTranspose(RandomValues(dt, shape, seed++), perm, trial % 2 ? DT_INT32 : DT_INT64);
     }
   }
 }
@@ -62,22 +61,22 @@ BOOST_AUTO_TEST_CASE(fast_paths_match_the_reference) {
     std::vector<int64_t> perm;
   };
   const std::vector<Case> cases = {
-      {{37, 53}, {1, 0}},                // 2-D, several tiles, ragged edges
-      {{1, 64}, {1, 0}},                 // only moves a size-1 dim: shared
-      {{3, 33, 17}, {0, 2, 1}},          // batched 2-D
-      {{4, 5, 6, 7}, {1, 0, 2, 3}},      // keeps the last dims: row copies
-      {{2, 3, 4, 5}, {2, 0, 1, 3}},      // keeps the last dim
-      {{2, 3, 4}, {2, 1, 0}},            // general strided
-      {{6, 1, 5, 1}, {3, 2, 1, 0}},      // size-1 dims dropped: 2-D
-      {{2, 3, 4}, {0, 1, 2}},            // identity: shared
+      {{37, 53}, {1, 0}},            // 2-D, several tiles, ragged edges
+      {{1, 64}, {1, 0}},             // only moves a size-1 dim: shared
+      {{3, 33, 17}, {0, 2, 1}},      // batched 2-D
+      {{4, 5, 6, 7}, {1, 0, 2, 3}},  // keeps the last dims: row copies
+      {{2, 3, 4, 5}, {2, 0, 1, 3}},  // keeps the last dim
+      {{2, 3, 4}, {2, 1, 0}},        // general strided
+      {{6, 1, 5, 1}, {3, 2, 1, 0}},  // size-1 dims dropped: 2-D
+      {{2, 3, 4}, {0, 1, 2}},        // identity: shared
   };
   for (const Case& c : cases)
-    for (DataType dt : MovableTestTypes()) CheckTranspose(RandomValues(dt, c.shape, seed++), c.perm, DT_INT32);
+    for (DataType dt : MovableTestTypes())
+      CheckTranspose(RandomValues(dt, c.shape, seed++), c.perm, DT_INT32);
 }
 
 BOOST_AUTO_TEST_CASE(permutations_that_move_no_data_share_the_buffer) {
-  for (const auto& [shape, perm] :
-       std::vector<std::pair<TensorShape, std::vector<int64_t>>>{
+  for (const auto& [shape, perm] : std::vector<std::pair<TensorShape, std::vector<int64_t>>>{
            {{2, 3, 4}, {0, 1, 2}}, {{1, 5}, {1, 0}}, {{3, 1, 1, 4}, {0, 2, 1, 3}}, {{}, {}}}) {
     Tensor in = RandomValues(DT_FLOAT, shape, 9);
     KernelRunner runner("Transpose");

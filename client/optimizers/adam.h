@@ -1,0 +1,37 @@
+// Adam (Kingma & Ba): m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
+// var -= lr sqrt(1 - b2^t) / (1 - b1^t) * m / (sqrt(v) + epsilon)
+// (ApplyAdam). Slots "<var>/Adam" (m) and "<var>/Adam_1" (v) start at 0;
+// the non-slot variables "beta1_power" and "beta2_power" hold b1^t and
+// b2^t and advance after every step's updates.
+#pragma once
+
+#include "client/optimizers/optimizer.h"
+
+namespace af {
+
+class AdamOptimizer : public Optimizer {
+ public:
+  explicit AdamOptimizer(double learning_rate = 0.001, double beta1 = 0.9, double beta2 = 0.999,
+                         double epsilon = 1e-8, bool use_nesterov = false,
+                         std::string name = "Adam")
+      : Optimizer(std::move(name)),
+        learning_rate_(learning_rate),
+        beta1_(beta1),
+        beta2_(beta2),
+        epsilon_(epsilon),
+        use_nesterov_(use_nesterov) {}
+
+ protected:
+  Status Prepare(const Scope& scope, DataType dtype) override;
+  Status ApplyDense(const Scope& scope, const Output& grad, const Output& var,
+                    Operation* update) override;
+  Status Finish(const Scope& scope, const std::vector<Operation>& updates,
+                Operation* finish) override;
+
+ private:
+  double learning_rate_, beta1_, beta2_, epsilon_;
+  bool use_nesterov_;
+  Output beta1_power_, beta2_power_;
+};
+
+}  // namespace af

@@ -1,0 +1,21 @@
+// Plain gradient descent: var -= learning_rate * grad (ApplyGradientDescent).
+#pragma once
+
+#include "client/optimizers/optimizer.h"
+
+namespace af {
+
+class GradientDescentOptimizer : public Optimizer {
+ public:
+  explicit GradientDescentOptimizer(double learning_rate, std::string name = "GradientDescent")
+      : Optimizer(std::move(name)), learning_rate_(learning_rate) {}
+
+ protected:
+  Status ApplyDense(const Scope& scope, const Output& grad, const Output& var,
+                    Operation* update) override;
+
+ private:
+  double learning_rate_;
+};
+
+}  // namespace af

@@ -1,0 +1,83 @@
+#include "client/variables.h"
+
+#include "client/op_builder.h"
+#include "client/standard_ops.h"
+
+namespace af {
+
+namespace {
+
+std::vector<Output> Vars(const Scope& scope, const char* collection) {
+  std::vector<Output> out;
+  for (const Operation& op : scope.GetCollection(collection)) out.push_back(op.output(0));
+  return out;
+}
+
+}  // namespace
+
+Variable::Variable(const Scope& scope, const Input& initial_value, bool trainable) {
+  if (!scope.ok()) return;
+  // The initial value is built first so its shape and type are known.
+  Output value;
+  if (initial_value.is_constant()) {
+    value = ops::Const(scope.WithoutOpName().NewSubScope("initial_value"),
+                       Input::Initializer(initial_value.tensor()));
+  } else {
+    value = initial_value.output();
+  }
+  if (!scope.ok()) return;
+  if (!value.valid()) {
+    scope.UpdateStatus(errors::InvalidArgument("Variable: the initial value is not valid"));
+    return;
+  }
+  *this = Variable(scope, value.shape(), BaseType(value.type()), value, trainable);
+}
+
+Variable::Variable(const Scope& scope, const PartialTensorShape& shape, DataType dtype,
+                   const Input& initial_value, bool trainable) {
+  if (!scope.ok()) return;
+  if (!shape.IsFullyDefined()) {
+    scope.UpdateStatus(errors::InvalidArgument(
+        "Variable: the shape ", shape.DebugString(),
+        " is not fully known; give the variable an explicit shape"));
+    return;
+  }
+  auto v = ops::VariableV2(scope, shape, dtype);
+  if (!scope.ok()) return;
+  var = v.ref;
+  const Scope init_scope =
+      scope.WithOpName(v.operation.name() + "/Assign").ColocateWith(v.operation);
+  auto assign = ops::Assign(init_scope, var, initial_value);
+  if (!scope.ok()) return;
+  initializer = assign.operation;
+  scope.AddToCollection(kVariablesCollection, v.operation);
+  if (trainable) scope.AddToCollection(kTrainableVariablesCollection, v.operation);
+  scope.AddToCollection(kInitializersCollection, initializer);
+}
+
+std::vector<Output> TrainableVariables(const Scope& scope) {
+  return Vars(scope, kTrainableVariablesCollection);
+}
+
+std::vector<Output> GlobalVariables(const Scope& scope) {
+  return Vars(scope, kVariablesCollection);
+}
+
+Operation GlobalVariablesInitializer(const Scope& scope) {
+  return ops::NoOp(scope.WithOpName("init").WithControlDependencies(
+                       scope.GetCollection(kInitializersCollection)))
+      .operation;
+}
+
+Output GetOrCreateGlobalStep(const Scope& scope) {
+  const std::vector<Operation> existing = scope.GetCollection(kGlobalStepCollection);
+  if (!existing.empty()) return existing[0].output(0);
+  Variable step(scope.WithOpName("global_step").WithNoControlDependencies().ClearColocation(),
+                PartialTensorShape(TensorShape{}), DT_INT64,
+                Input::Initializer(Tensor::Scalar<int64_t>(0)), /*trainable=*/false);
+  if (!scope.ok()) return Output();
+  scope.AddToCollection(kGlobalStepCollection, step.var.op());
+  return step.var;
+}
+
+}  // namespace af

@@ -1,0 +1,162 @@
+// Numerical checks of the array gradients (double precision).
+#include <boost/test/unit_test.hpp>
+
+#include "grad_test_util.h"
+
+namespace af {
+namespace {
+
+using testing::GradientError;
+using testing::RandomTensor;
+
+constexpr double kTol = 1e-6;
+
+// y = build(x) for one placeholder x of `shape`.
+template <typename Build>
+double Check(const TensorShape& shape, Build build) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape(shape));
+  Output y = build(root, Output(x));
+  return GradientError(root, {x}, {RandomTensor(DT_DOUBLE, shape)}, {y});
+}
+
+BOOST_AUTO_TEST_SUITE(array_grad)
+
+BOOST_AUTO_TEST_CASE(reshapes) {
+  BOOST_TEST(Check({2, 3}, [](const Scope& s, const Output& x) -> Output {
+               return ops::Reshape(s, x, {3, 2});
+             }) < kTol);
+  BOOST_TEST(Check({2, 3}, [](const Scope& s, const Output& x) -> Output {
+               return ops::ExpandDims(s, x, 1);
+             }) < kTol);
+  BOOST_TEST(Check({2, 1, 3}, [](const Scope& s, const Output& x) -> Output {
+               return ops::Squeeze(s, x);
+             }) < kTol);
+  BOOST_TEST(Check({2, 3, 4}, [](const Scope& s, const Output& x) -> Output {
+               return ops::Transpose(s, x, {2, 0, 1});
+             }) < kTol);
+  BOOST_TEST(Check({3}, [](const Scope& s, const Output& x) -> Output {
+               return ops::BroadcastTo(s, x, {2, 3});
+             }) < kTol);
+  BOOST_TEST(Check({2, 3}, [](const Scope& s, const Output& x) -> Output {
+               return ops::Snapshot(s, x);
+             }) < kTol);
+  BOOST_TEST(Check({2, 3}, [](const Scope& s, const Output& x) -> Output {
+               return ops::PlaceholderWithDefault(s, ops::Square(s, x), PartialTensorShape({2, 3}));
+             }) < kTol);
+  BOOST_TEST(Check({2, 3}, [](const Scope& s, const Output& x) -> Output {
+               auto both = ops::IdentityN(s, {x, ops::Square(s, x)});
+               return ops::Mul(s, both[0], both[1]);
+             }) < kTol);
+}
+
+BOOST_AUTO_TEST_CASE(concat) {
+  for (int axis : {0, 1, -1}) {
+    BOOST_TEST_CONTEXT("axis " << axis) {
+      Scope root = Scope::NewRootScope();
+      const TensorShape as = axis == 0 ? TensorShape{1, 3} : TensorShape{2, 1};
+      auto a = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape(as));
+      auto b = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2, 3}));
+      auto v2 = ops::ConcatV2(root, {a, b}, axis);
+      auto v1 = ops::Concat(root, axis, {b, a});
+      BOOST_TEST(GradientError(root, {a, b},
+                               {RandomTensor(DT_DOUBLE, as, -1, 1, 1),
+                                RandomTensor(DT_DOUBLE, {2, 3}, -1, 1, 2)},
+                               {v2, v1}) < kTol);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(split) {
+  BOOST_TEST(Check({4, 2}, [](const Scope& s, const Output& x) -> Output {
+               auto parts = ops::Split(s, 0, x, 2);
+               return ops::Sub(s, parts.output[0], ops::Square(s, parts.output[1]));
+             }) < kTol);
+  BOOST_TEST(Check({2, 5}, [](const Scope& s, const Output& x) -> Output {
+               auto parts = ops::SplitV(s, x, {2, 3}, 1, 2);
+               return ops::Sum(s, ops::Square(s, parts.output[1]), 1);
+             }) < kTol);
+}
+
+BOOST_AUTO_TEST_CASE(slicing) {
+  BOOST_TEST(Check({3, 4}, [](const Scope& s, const Output& x) -> Output {
+               return ops::Slice(s, x, {1, 1}, {2, -1});
+             }) < kTol);
+  BOOST_TEST(Check({4, 5}, [](const Scope& s, const Output& x) -> Output {
+               return ops::StridedSlice(s, x, {0, 4}, {4, 0}, {2, -2});
+             }) < kTol);
+  // shrink_axis_mask: x[1, :]
+  BOOST_TEST(Check({3, 4}, [](const Scope& s, const Output& x) -> Output {
+               return ops::StridedSlice(s, x, {1, 0}, {2, 0}, {1, 1},
+                                        ops::StridedSlice::ShrinkAxisMask(1).EndMask(2));
+             }) < kTol);
+}
+
+BOOST_AUTO_TEST_CASE(pack_and_unpack) {
+  for (int axis : {0, 1}) {
+    BOOST_TEST_CONTEXT("axis " << axis) {
+      Scope root = Scope::NewRootScope();
+      auto a = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2, 3}));
+      auto b = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2, 3}));
+      auto packed = ops::Pack(root, {a, ops::Square(root, b)}, ops::Pack::Axis(axis));
+      BOOST_TEST(GradientError(root, {a, b},
+                               {RandomTensor(DT_DOUBLE, {2, 3}, -1, 1, 1),
+                                RandomTensor(DT_DOUBLE, {2, 3}, -1, 1, 2)},
+                               {packed}) < kTol);
+    }
+  }
+  BOOST_TEST(Check({3, 2}, [](const Scope& s, const Output& x) -> Output {
+               auto parts = ops::Unpack(s, x, 2, ops::Unpack::Axis(1));
+               return ops::Mul(s, parts.output[0], parts.output[1]);
+             }) < kTol);
+}
+
+BOOST_AUTO_TEST_CASE(tile_and_pad) {
+  BOOST_TEST(Check({2, 3}, [](const Scope& s, const Output& x) -> Output {
+               return ops::Tile(s, x, {2, 3});
+             }) < kTol);
+  BOOST_TEST(Check({2, 3}, [](const Scope& s, const Output& x) -> Output {
+               return ops::Pad(s, x, {{1, 0}, {2, 1}});
+             }) < kTol);
+  BOOST_TEST(Check({2, 3}, [](const Scope& s, const Output& x) -> Output {
+               return ops::PadV2(s, x, {{0, 1}, {1, 1}}, 5.0);
+             }) < kTol);
+}
+
+BOOST_AUTO_TEST_CASE(gather) {
+  // Repeated indices sum their gradients.
+  BOOST_TEST(Check({4, 3}, [](const Scope& s, const Output& x) -> Output {
+               return ops::Gather(s, x, {2, 0, 2});
+             }) < kTol);
+  BOOST_TEST(Check({4, 3}, [](const Scope& s, const Output& x) -> Output {
+               return ops::GatherV2(s, x, {{1, 3}, {3, 0}}, 0);
+             }) < kTol);
+  BOOST_TEST(Check({2, 4, 3}, [](const Scope& s, const Output& x) -> Output {
+               return ops::GatherV2(s, x, {3, 1, 1}, 1);
+             }) < kTol);
+  BOOST_TEST(Check({2, 4, 3}, [](const Scope& s, const Output& x) -> Output {
+               return ops::GatherV2(s, x, {2, 0}, -1);
+             }) < kTol);
+}
+
+BOOST_AUTO_TEST_CASE(unsorted_segment_sum) {
+  // A negative id drops its row, which gets no gradient.
+  BOOST_TEST(Check({4, 3}, [](const Scope& s, const Output& x) -> Output {
+               return ops::UnsortedSegmentSum(s, x, {0, 2, 0, -1}, 3);
+             }) < kTol);
+  BOOST_TEST(Check({2, 2, 3}, [](const Scope& s, const Output& x) -> Output {
+               return ops::UnsortedSegmentSum(s, x, {{1, 0}, {1, -1}}, 2);
+             }) < kTol);
+}
+
+BOOST_AUTO_TEST_CASE(fill_value) {
+  Scope root = Scope::NewRootScope();
+  auto v = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({}));
+  auto y = ops::Mul(root, ops::Fill(root, {2, 3}, v), ops::Const(root, 0.5, TensorShape{2, 3}));
+  BOOST_TEST(GradientError(root, {v}, {Tensor::Scalar<double>(0.3)}, {y}) < kTol);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace af
