@@ -8,18 +8,21 @@
 //     kernel that must take and return NHWC tensors);
 //   - MaxPool 2x2/2 on conv1's output vs oneDNN pooling on NHWC.
 // Each pair is timed in alternating rounds and the best round of each is
-// kept, so load from other processes hits both sides alike.
+// kept, so load from other processes hits both sides alike. Our kernels run
+// on a device with an intra-op pool of OMP_NUM_THREADS (default: all cores)
+// threads, the count oneDNN's OpenMP uses; run with OMP_NUM_THREADS=1 for
+// single-core figures, which are far less sensitive to other load.
 //
 //   bench_ops [min_seconds_per_round]   (default 0.3)
 #include <oneapi/dnnl/dnnl.h>
 
-#include <oneapi/dnnl/dnnl.hpp>
-
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <random>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -29,6 +32,7 @@
 #include "core/node_def_util.h"
 #include "core/op_kernel.h"
 #include "core/op_registry.h"
+#include "runtime/thread_pool.h"
 
 namespace af::bench {
 namespace {
@@ -36,15 +40,27 @@ namespace {
 double g_min_seconds = 0.3;
 constexpr int kRounds = 3;
 
+// Threads for the kernels' own loops: as many as oneDNN's OpenMP uses
+// (OMP_NUM_THREADS, else every core), so both sides get the same cores.
+int BenchThreads() {
+  const char* omp = std::getenv("OMP_NUM_THREADS");
+  const int n = omp ? std::atoi(omp) : static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(1, n);
+}
+
+// A CPU device as a session has it: the CPU allocator and an intra-op pool
+// (which the kernels' ShardedFor loops use).
 class BenchDevice : public DeviceBase {
  public:
   const std::string& name() const override { return name_; }
   const DeviceType& device_type() const override { return type_; }
   Allocator* GetAllocator() override { return GetCpuAllocator(); }
+  ThreadPoolInterface* intra_op_pool() override { return &pool_; }
 
  private:
   std::string name_ = "/job:localhost/replica:0/task:0/device:CPU:0";
   DeviceType type_ = DEVICE_CPU;
+  ThreadPool pool_{"bench", BenchThreads()};
 };
 
 // One kernel created through the registries and called in place.
@@ -113,9 +129,8 @@ void Report(const std::string& case_name, const std::string& extra, double flops
   const double gf = flops / ours * 1e-9, peer_gf = flops / peer * 1e-9;
   char fields[512];
   std::snprintf(fields, sizeof fields,
-                "%s%s\"ms\":%.4g,\"peer\":\"%s\",\"peer_value\":%.6g,\"ratio\":%.3f",
-                extra.c_str(), extra.empty() ? "" : ",", ours * 1e3, peer_name.c_str(), peer_gf,
-                gf / peer_gf);
+                "%s%s\"ms\":%.4g,\"peer\":\"%s\",\"peer_value\":%.6g,\"ratio\":%.3f", extra.c_str(),
+                extra.empty() ? "" : ",", ours * 1e3, peer_name.c_str(), peer_gf, gf / peer_gf);
   PrintResult("ops", case_name, fields, "gflops", gf, "GFLOP/s");
 }
 
@@ -155,8 +170,8 @@ class NativeConv {
     };
     const auto alg = dnnl::algorithm::convolution_direct;
     dnnl::convolution_forward::primitive_desc fwd(
-        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, any(src),
-                                        any(wei), any(dst), strides, dil, pad, pad),
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, any(src), any(wei),
+                                        any(dst), strides, dil, pad, pad),
         eng_);
     if (pass == 0) {
       Bind(fwd.src_desc(), DNNL_ARG_SRC, fwd.weights_desc(), DNNL_ARG_WEIGHTS, fwd.dst_desc(),
@@ -172,8 +187,8 @@ class NativeConv {
       prim_ = dnnl::convolution_backward_data(pd);
     } else {
       dnnl::convolution_backward_weights::primitive_desc pd(
-          dnnl::convolution_backward_weights::desc(alg, any(src), any(wei), any(dst), strides,
-                                                   dil, pad, pad),
+          dnnl::convolution_backward_weights::desc(alg, any(src), any(wei), any(dst), strides, dil,
+                                                   pad, pad),
           eng_, fwd);
       Bind(pd.src_desc(), DNNL_ARG_SRC, pd.diff_weights_desc(), DNNL_ARG_DIFF_WEIGHTS,
            pd.diff_dst_desc(), DNNL_ARG_DIFF_DST, pd.scratchpad_desc());
@@ -256,9 +271,8 @@ void BenchMaxPool(int64_t batch, int64_t hw, int64_t c) {
   const memory::desc dst({batch, c, hw / 2, hw / 2}, memory::data_type::f32,
                          memory::format_tag::nhwc);
   dnnl::pooling_forward::primitive_desc pd(
-      dnnl::pooling_forward::desc(dnnl::prop_kind::forward_inference,
-                                  dnnl::algorithm::pooling_max, src, dst, {2, 2}, {2, 2}, {0, 0},
-                                  {0, 0}),
+      dnnl::pooling_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max,
+                                  src, dst, {2, 2}, {2, 2}, {0, 0}, {0, 0}),
       eng);
   dnnl::pooling_forward pool(pd);
   memory msrc(src, eng, x.data<float>()), mdst(dst, eng);
@@ -273,8 +287,8 @@ void BenchMaxPool(int64_t batch, int64_t hw, int64_t c) {
                 "\"shape\":\"%lldx%lldx%lldx%lld\",\"ms\":%.4g,\"peer\":\"onednn_pooling_nhwc\","
                 "\"peer_value\":%.6g,\"ratio\":%.3f",
                 static_cast<long long>(batch), static_cast<long long>(hw),
-                static_cast<long long>(hw), static_cast<long long>(c), t * 1e3,
-                bytes / tp * 1e-9, tp / t);
+                static_cast<long long>(hw), static_cast<long long>(c), t * 1e3, bytes / tp * 1e-9,
+                tp / t);
   PrintResult("ops", "maxpool_2x2", fields, "input_gbytes_per_s", bytes / t * 1e-9, "GB/s");
 }
 

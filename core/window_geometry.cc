@@ -9,17 +9,24 @@
 namespace af {
 
 Status ParsePadding(std::string_view text, Padding* out) {
-  if (text == "VALID") *out = Padding::kValid;
-  else if (text == "SAME") *out = Padding::kSame;
-  else if (text == "EXPLICIT") *out = Padding::kExplicit;
-  else return errors::InvalidArgument("Unknown padding type: ", text);
+  if (text == "VALID")
+    *out = Padding::kValid;
+  else if (text == "SAME")
+    *out = Padding::kSame;
+  else if (text == "EXPLICIT")
+    *out = Padding::kExplicit;
+  else
+    return errors::InvalidArgument("Unknown padding type: ", text);
   return Status::OK();
 }
 
 Status ParseTensorFormat(std::string_view text, TensorFormat* out) {
-  if (text == "NHWC") *out = TensorFormat::kNHWC;
-  else if (text == "NCHW") *out = TensorFormat::kNCHW;
-  else return errors::InvalidArgument("Invalid data format: ", text);
+  if (text == "NHWC")
+    *out = TensorFormat::kNHWC;
+  else if (text == "NCHW")
+    *out = TensorFormat::kNCHW;
+  else
+    return errors::InvalidArgument("Invalid data format: ", text);
   return Status::OK();
 }
 
@@ -140,7 +147,8 @@ Status ComputeWindowDim(int64_t input, int64_t window, int64_t dilation, int64_t
                         Padding padding, int64_t explicit_before, int64_t explicit_after,
                         WindowDim* out) {
   if (stride <= 0) return errors::InvalidArgument("Stride must be > 0, but got ", stride);
-  if (dilation < 1) return errors::InvalidArgument("Dilation rate must be >= 1, but got ", dilation);
+  if (dilation < 1)
+    return errors::InvalidArgument("Dilation rate must be >= 1, but got ", dilation);
   const int64_t effective = (window - 1) * dilation + 1;
   WindowDim d;
   switch (padding) {

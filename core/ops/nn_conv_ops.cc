@@ -14,15 +14,14 @@ constexpr const char* kDataFormat = "data_format: {'NHWC', 'NCHW'} = 'NHWC'";
 
 // One output dim of a windowed op, unknown when either input is.
 Status OutputDim(InferenceContext* c, int64_t input, int64_t window, int64_t dilation,
-                 int64_t stride, Padding padding, int64_t before, int64_t after,
-                 int64_t* out) {
+                 int64_t stride, Padding padding, int64_t before, int64_t after, int64_t* out) {
   if (input < 0 || window < 0) {
     *out = -1;
     return Status::OK();
   }
   WindowDim d;
-  AF_RETURN_IF_ERROR(c->Error(
-      ComputeWindowDim(input, window, dilation, stride, padding, before, after, &d)));
+  AF_RETURN_IF_ERROR(
+      c->Error(ComputeWindowDim(input, window, dilation, stride, padding, before, after, &d)));
   *out = d.output;
   return Status::OK();
 }

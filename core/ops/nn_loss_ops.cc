@@ -25,9 +25,10 @@ Status SparseSoftmaxCrossEntropyShape(InferenceContext* c) {
   AF_RETURN_IF_ERROR(c->WithRank(1, 1, &labels));
   const int64_t fb = features.dim_size(0), lb = labels.dim_size(0);
   if (fb >= 0 && lb >= 0 && fb != lb)
-    return c->InvalidArgument("logits and labels must have the same first dimension, got "
-                              "logits shape ",
-                              features.DebugString(), " and labels shape ", labels.DebugString());
+    return c->InvalidArgument(
+        "logits and labels must have the same first dimension, got "
+        "logits shape ",
+        features.DebugString(), " and labels shape ", labels.DebugString());
   const int64_t batch = fb >= 0 ? fb : lb;
   c->set_output(0, PartialTensorShape({batch}));
   c->set_output(1, PartialTensorShape({batch, features.dim_size(1)}));

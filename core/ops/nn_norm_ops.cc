@@ -35,8 +35,8 @@ Status MergeVectors(InferenceContext* c, int first, int last, int64_t* channels)
     const int64_t d = v.dim_size(0);
     if (d < 0) continue;
     if (*channels >= 0 && *channels != d)
-      return c->InvalidArgument("input ", i, " has ", d, " elements, but the input has ",
-                                *channels, " channels");
+      return c->InvalidArgument("input ", i, " has ", d, " elements, but the input has ", *channels,
+                                " channels");
     *channels = d;
   }
   return Status::OK();

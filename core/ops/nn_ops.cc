@@ -60,7 +60,6 @@ REGISTER_OP("Softmax")
     .SetShapeFn(SoftmaxShape)
     .Doc("exp(logits) / sum(exp(logits)) along the last dimension.");
 
-
 REGISTER_OP("BiasAddGrad")
     .Input("out_backprop: T")
     .Output("output: T")

@@ -21,13 +21,13 @@ Status PoolShape(InferenceContext* c) {
   int64_t out_h = -1, out_w = -1;
   WindowDim d;
   if (in_h >= 0) {
-    AF_RETURN_IF_ERROR(c->Error(ComputeWindowDim(in_h, w.ksize_h, 1, w.stride_h, w.padding,
-                                                 w.pad_top, w.pad_bottom, &d)));
+    AF_RETURN_IF_ERROR(c->Error(
+        ComputeWindowDim(in_h, w.ksize_h, 1, w.stride_h, w.padding, w.pad_top, w.pad_bottom, &d)));
     out_h = d.output;
   }
   if (in_w >= 0) {
-    AF_RETURN_IF_ERROR(c->Error(ComputeWindowDim(in_w, w.ksize_w, 1, w.stride_w, w.padding,
-                                                 w.pad_left, w.pad_right, &d)));
+    AF_RETURN_IF_ERROR(c->Error(
+        ComputeWindowDim(in_w, w.ksize_w, 1, w.stride_w, w.padding, w.pad_left, w.pad_right, &d)));
     out_w = d.output;
   }
   const int64_t batch = input.dim_size(0), depth = input.dim_size(ChannelDim(w.format));
@@ -62,8 +62,9 @@ Status AvgPoolGradShape(InferenceContext* c) {
 REGISTER_OP("MaxPool")
     .Input("input: T")
     .Output("output: T")
-    .Attr("T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8} = "
-          "DT_FLOAT")
+    .Attr(
+        "T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8} = "
+        "DT_FLOAT")
     .Attr("ksize: list(int) >= 4")
     .Attr("strides: list(int) >= 4")
     .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")

@@ -56,7 +56,7 @@ class ActivationGradOp : public OpKernel {
 
 }  // namespace
 
-#define AF_REGISTER_ACTIVATION(OP, KERNEL, FUNCTOR, T)                                        \
+#define AF_REGISTER_ACTIVATION(OP, KERNEL, FUNCTOR, T)                                    \
   REGISTER_KERNEL_BUILDER(KernelDefBuilder(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), \
                           KERNEL<T, nn_functor::FUNCTOR>)
 #define AF_REGISTER_FLOATING(OP, KERNEL, FUNCTOR)     \

@@ -70,9 +70,8 @@ class AvgPoolGradOp : public OpKernel {
     const Tensor& sizes = ctx->input(0);
     const Tensor& grad = ctx->input(1);
     TensorShape input_shape;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ShapeFromSizesInput("AvgPoolGrad", "orig_input_shape",
-                                                           sizes, window_.format, -1, -1,
-                                                           &input_shape)));
+    OP_REQUIRES_OK(ctx, ctx->NodeError(ShapeFromSizesInput("AvgPoolGrad", "orig_input_shape", sizes,
+                                                           window_.format, -1, -1, &input_shape)));
     Pool2DDims d;
     OP_REQUIRES_OK(ctx, ctx->NodeError(ComputePool2DDims(window_, input_shape, &d)));
     OP_REQUIRES(ctx, grad.shape() == d.OutputShape(),
@@ -114,15 +113,15 @@ class AvgPoolGradOp : public OpKernel {
 
 }  // namespace
 
-#define AF_REGISTER_AVG_POOL(T)                                                               \
-  REGISTER_KERNEL_BUILDER(                                                                    \
-      KernelDefBuilder("AvgPool").Device(DEVICE_CPU).TypeConstraint<T>("T").Expensive(),      \
-      AvgPoolOp<T>);                                                                          \
-  REGISTER_KERNEL_BUILDER(KernelDefBuilder("AvgPoolGrad")                                     \
-                              .Device(DEVICE_CPU)                                             \
-                              .TypeConstraint<T>("T")                                         \
-                              .HostMemory("orig_input_shape")                                 \
-                              .Expensive(),                                                   \
+#define AF_REGISTER_AVG_POOL(T)                                                          \
+  REGISTER_KERNEL_BUILDER(                                                               \
+      KernelDefBuilder("AvgPool").Device(DEVICE_CPU).TypeConstraint<T>("T").Expensive(), \
+      AvgPoolOp<T>);                                                                     \
+  REGISTER_KERNEL_BUILDER(KernelDefBuilder("AvgPoolGrad")                                \
+                              .Device(DEVICE_CPU)                                        \
+                              .TypeConstraint<T>("T")                                    \
+                              .HostMemory("orig_input_shape")                            \
+                              .Expensive(),                                              \
                           AvgPoolGradOp<T>)
 AF_REGISTER_AVG_POOL(float);
 AF_REGISTER_AVG_POOL(double);

@@ -3,8 +3,8 @@
 namespace af {
 
 Status MakeNormLayout(const TensorShape& x, const std::string& data_format, NormLayout* out) {
-  const bool known = data_format == "NHWC" || data_format == "NCHW" ||
-                     data_format == "NDHWC" || data_format == "NCDHW";
+  const bool known = data_format == "NHWC" || data_format == "NCHW" || data_format == "NDHWC" ||
+                     data_format == "NCDHW";
   if (!known) return errors::InvalidArgument("Invalid data format: ", data_format);
   const int rank = static_cast<int>(data_format.size());
   if (x.dims() != rank)

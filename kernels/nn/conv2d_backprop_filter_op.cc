@@ -33,7 +33,8 @@ class Conv2DBackpropFilterOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->NodeError(ShapeFromSizesInput(kOp, "filter_sizes", sizes,
                                                            window_.format, -1, -1, &filter_shape)));
     Conv2DDims d;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ComputeConv2DDims(window_, input.shape(), filter_shape, &d)));
+    OP_REQUIRES_OK(ctx,
+                   ctx->NodeError(ComputeConv2DDims(window_, input.shape(), filter_shape, &d)));
     OP_REQUIRES_OK(ctx, ctx->NodeError(CheckOutBackprop(kOp, d, out_backprop.shape())));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, filter_shape, &out));
@@ -44,9 +45,9 @@ class Conv2DBackpropFilterOp : public OpKernel {
       return;
     }
     if constexpr (std::is_same_v<T, float>) {
-      OP_REQUIRES_OK(ctx, ctx->NodeError(conv_.Run(
-                              d, const_cast<float*>(input.data<float>()),
-                              const_cast<float*>(out_backprop.data<float>()), grad)));
+      OP_REQUIRES_OK(
+          ctx, ctx->NodeError(conv_.Run(d, const_cast<float*>(input.data<float>()),
+                                        const_cast<float*>(out_backprop.data<float>()), grad)));
     } else {
       conv_loops::BackpropFilter(d, input.data<T>(), out_backprop.data<T>(), grad);
     }

@@ -30,18 +30,19 @@ class Conv2DBackpropInputOp : public OpKernel {
     const Tensor& filter = ctx->input(1);
     const Tensor& out_backprop = ctx->input(2);
     OP_REQUIRES(ctx, filter.dims() == 4,
-                ctx->NodeError(errors::InvalidArgument(kOp, ": filter must be 4-dimensional: ",
-                                                       filter.shape().DebugString())));
-    OP_REQUIRES(ctx, out_backprop.dims() == 4,
                 ctx->NodeError(errors::InvalidArgument(
-                    kOp, ": out_backprop must be 4-dimensional: ",
-                    out_backprop.shape().DebugString())));
+                    kOp, ": filter must be 4-dimensional: ", filter.shape().DebugString())));
+    OP_REQUIRES(
+        ctx, out_backprop.dims() == 4,
+        ctx->NodeError(errors::InvalidArgument(
+            kOp, ": out_backprop must be 4-dimensional: ", out_backprop.shape().DebugString())));
     TensorShape input_shape;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ShapeFromSizesInput(
-                            kOp, "input_sizes", sizes, window_.format, out_backprop.dim_size(0),
-                            filter.dim_size(2), &input_shape)));
+    OP_REQUIRES_OK(ctx, ctx->NodeError(ShapeFromSizesInput(kOp, "input_sizes", sizes,
+                                                           window_.format, out_backprop.dim_size(0),
+                                                           filter.dim_size(2), &input_shape)));
     Conv2DDims d;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ComputeConv2DDims(window_, input_shape, filter.shape(), &d)));
+    OP_REQUIRES_OK(ctx,
+                   ctx->NodeError(ComputeConv2DDims(window_, input_shape, filter.shape(), &d)));
     OP_REQUIRES_OK(ctx, ctx->NodeError(CheckOutBackprop(kOp, d, out_backprop.shape())));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input_shape, &out));
@@ -52,9 +53,9 @@ class Conv2DBackpropInputOp : public OpKernel {
       return;
     }
     if constexpr (std::is_same_v<T, float>) {
-      OP_REQUIRES_OK(ctx, ctx->NodeError(conv_.Run(
-                              d, grad, const_cast<float*>(out_backprop.data<float>()),
-                              const_cast<float*>(filter.data<float>()))));
+      OP_REQUIRES_OK(
+          ctx, ctx->NodeError(conv_.Run(d, grad, const_cast<float*>(out_backprop.data<float>()),
+                                        const_cast<float*>(filter.data<float>()))));
     } else {
       conv_loops::BackpropInput(d, filter.data<T>(), out_backprop.data<T>(), grad);
     }

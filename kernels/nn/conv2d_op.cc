@@ -25,7 +25,8 @@ class Conv2DOp : public OpKernel {
     const Tensor& input = ctx->input(0);
     const Tensor& filter = ctx->input(1);
     Conv2DDims d;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ComputeConv2DDims(window_, input.shape(), filter.shape(), &d)));
+    OP_REQUIRES_OK(ctx,
+                   ctx->NodeError(ComputeConv2DDims(window_, input.shape(), filter.shape(), &d)));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, d.OutputShape(), &out));
     if (out->NumElements() == 0) return;

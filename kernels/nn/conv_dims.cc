@@ -26,8 +26,7 @@ Status ComputeConv2DDims(const Window2D& window, const TensorShape& input,
     return errors::InvalidArgument("filter must have non-zero spatial dims: ",
                                    filter.DebugString());
   WindowDim rows, cols;
-  AF_RETURN_IF_ERROR(
-      ComputeWindow2D(window, d.in_h, d.in_w, d.filter_h, d.filter_w, &rows, &cols));
+  AF_RETURN_IF_ERROR(ComputeWindow2D(window, d.in_h, d.in_w, d.filter_h, d.filter_w, &rows, &cols));
   d.out_h = rows.output;
   d.out_w = cols.output;
   d.pad_top = rows.pad_before;
@@ -58,14 +57,13 @@ Status ShapeFromSizesInput(const char* op, const char* input_name, const Tensor&
     const TensorShape s = MakeShape4D(format, batch, v[0], v[1], depth);
     dims = s.dim_vector();
   } else {
-    return errors::InvalidArgument(op, ": ", input_name, " must have ",
-                                   batch >= 0 ? "4 or 2" : "4", " elements, got ",
-                                   sizes.NumElements());
+    return errors::InvalidArgument(op, ": ", input_name, " must have ", batch >= 0 ? "4 or 2" : "4",
+                                   " elements, got ", sizes.NumElements());
   }
   for (int64_t d : dims)
     if (d < 0)
-      return errors::InvalidArgument(op, ": ", input_name, " has a negative dimension: ",
-                                     sizes.DebugString());
+      return errors::InvalidArgument(op, ": ", input_name,
+                                     " has a negative dimension: ", sizes.DebugString());
   return TensorShape::Build(dims, out);
 }
 
@@ -75,11 +73,10 @@ Status CheckOutBackprop(const char* op, const Conv2DDims& dims, const TensorShap
                                    out_backprop.DebugString());
   const TensorShape want = dims.OutputShape();
   if (out_backprop != want)
-    return errors::InvalidArgument(op, ": out_backprop has shape ", out_backprop.DebugString(),
-                                   " but the convolution of input ",
-                                   dims.InputShape().DebugString(), " with filter ",
-                                   dims.FilterShape().DebugString(), " produces ",
-                                   want.DebugString());
+    return errors::InvalidArgument(
+        op, ": out_backprop has shape ", out_backprop.DebugString(),
+        " but the convolution of input ", dims.InputShape().DebugString(), " with filter ",
+        dims.FilterShape().DebugString(), " produces ", want.DebugString());
   return Status::OK();
 }
 

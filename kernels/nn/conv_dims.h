@@ -21,9 +21,7 @@ struct Conv2DDims {
   int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
 
   TensorShape InputShape() const { return MakeShape4D(format, batch, in_h, in_w, in_depth); }
-  TensorShape OutputShape() const {
-    return MakeShape4D(format, batch, out_h, out_w, out_depth);
-  }
+  TensorShape OutputShape() const { return MakeShape4D(format, batch, out_h, out_w, out_depth); }
   TensorShape FilterShape() const { return TensorShape{filter_h, filter_w, in_depth, out_depth}; }
   // What varies between calls of one kernel (the attrs are fixed per node).
   std::array<int64_t, 7> CacheKey() const {

@@ -59,16 +59,16 @@ void Forward(const Conv2DDims& d, const T* input, const T* filter, T* output) {
   const Layout at(d);
   std::fill(output, output + d.batch * d.out_h * d.out_w * d.out_depth, T(0));
   const int64_t is = at.InputChannelStep(), os = at.OutputChannelStep();
-  ForEachTap(d, [&](int64_t n, int64_t oy, int64_t ox, int64_t fy, int64_t fx, int64_t iy,
-                    int64_t ix) {
-    T* out = output + at.Output(n, oy, ox, 0);
-    const T* in = input + at.Input(n, iy, ix, 0);
-    for (int64_t ic = 0; ic < d.in_depth; ++ic) {
-      const T v = in[ic * is];
-      const T* f = filter + at.Filter(fy, fx, ic);
-      for (int64_t oc = 0; oc < d.out_depth; ++oc) out[oc * os] += v * f[oc];
-    }
-  });
+  ForEachTap(
+      d, [&](int64_t n, int64_t oy, int64_t ox, int64_t fy, int64_t fx, int64_t iy, int64_t ix) {
+        T* out = output + at.Output(n, oy, ox, 0);
+        const T* in = input + at.Input(n, iy, ix, 0);
+        for (int64_t ic = 0; ic < d.in_depth; ++ic) {
+          const T v = in[ic * is];
+          const T* f = filter + at.Filter(fy, fx, ic);
+          for (int64_t oc = 0; oc < d.out_depth; ++oc) out[oc * os] += v * f[oc];
+        }
+      });
 }
 
 template <typename T>
@@ -76,36 +76,36 @@ void BackpropInput(const Conv2DDims& d, const T* filter, const T* out_backprop, 
   const Layout at(d);
   std::fill(in_backprop, in_backprop + d.batch * d.in_h * d.in_w * d.in_depth, T(0));
   const int64_t is = at.InputChannelStep(), os = at.OutputChannelStep();
-  ForEachTap(d, [&](int64_t n, int64_t oy, int64_t ox, int64_t fy, int64_t fx, int64_t iy,
-                    int64_t ix) {
-    const T* grad = out_backprop + at.Output(n, oy, ox, 0);
-    T* in = in_backprop + at.Input(n, iy, ix, 0);
-    for (int64_t ic = 0; ic < d.in_depth; ++ic) {
-      const T* f = filter + at.Filter(fy, fx, ic);
-      T sum = T(0);
-      for (int64_t oc = 0; oc < d.out_depth; ++oc) sum += grad[oc * os] * f[oc];
-      in[ic * is] += sum;
-    }
-  });
+  ForEachTap(
+      d, [&](int64_t n, int64_t oy, int64_t ox, int64_t fy, int64_t fx, int64_t iy, int64_t ix) {
+        const T* grad = out_backprop + at.Output(n, oy, ox, 0);
+        T* in = in_backprop + at.Input(n, iy, ix, 0);
+        for (int64_t ic = 0; ic < d.in_depth; ++ic) {
+          const T* f = filter + at.Filter(fy, fx, ic);
+          T sum = T(0);
+          for (int64_t oc = 0; oc < d.out_depth; ++oc) sum += grad[oc * os] * f[oc];
+          in[ic * is] += sum;
+        }
+      });
 }
 
 template <typename T>
 void BackpropFilter(const Conv2DDims& d, const T* input, const T* out_backprop,
                     T* filter_backprop) {
   const Layout at(d);
-  std::fill(filter_backprop,
-            filter_backprop + d.filter_h * d.filter_w * d.in_depth * d.out_depth, T(0));
+  std::fill(filter_backprop, filter_backprop + d.filter_h * d.filter_w * d.in_depth * d.out_depth,
+            T(0));
   const int64_t is = at.InputChannelStep(), os = at.OutputChannelStep();
-  ForEachTap(d, [&](int64_t n, int64_t oy, int64_t ox, int64_t fy, int64_t fx, int64_t iy,
-                    int64_t ix) {
-    const T* grad = out_backprop + at.Output(n, oy, ox, 0);
-    const T* in = input + at.Input(n, iy, ix, 0);
-    for (int64_t ic = 0; ic < d.in_depth; ++ic) {
-      const T v = in[ic * is];
-      T* f = filter_backprop + at.Filter(fy, fx, ic);
-      for (int64_t oc = 0; oc < d.out_depth; ++oc) f[oc] += v * grad[oc * os];
-    }
-  });
+  ForEachTap(
+      d, [&](int64_t n, int64_t oy, int64_t ox, int64_t fy, int64_t fx, int64_t iy, int64_t ix) {
+        const T* grad = out_backprop + at.Output(n, oy, ox, 0);
+        const T* in = input + at.Input(n, iy, ix, 0);
+        for (int64_t ic = 0; ic < d.in_depth; ++ic) {
+          const T v = in[ic * is];
+          T* f = filter_backprop + at.Filter(fy, fx, ic);
+          for (int64_t oc = 0; oc < d.out_depth; ++oc) f[oc] += v * grad[oc * os];
+        }
+      });
 }
 
 }  // namespace af::conv_loops

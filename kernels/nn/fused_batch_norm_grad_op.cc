@@ -35,11 +35,11 @@ class FusedBatchNormGradOp : public OpKernel {
     const Tensor& x = ctx->input(1);
     NormLayout l;
     OP_REQUIRES_OK(ctx, ctx->NodeError(MakeNormLayout(x.shape(), format_, &l)));
-    OP_REQUIRES(ctx, dy.shape() == x.shape(),
-                ctx->NodeError(errors::InvalidArgument(
-                    "x and y_backprop must have same shape, but x has shape ",
-                    x.shape().DebugString(), " and y_backprop has shape ",
-                    dy.shape().DebugString())));
+    OP_REQUIRES(
+        ctx, dy.shape() == x.shape(),
+        ctx->NodeError(errors::InvalidArgument(
+            "x and y_backprop must have same shape, but x has shape ", x.shape().DebugString(),
+            " and y_backprop has shape ", dy.shape().DebugString())));
     const char* names[] = {"scale", "reserve_space_1", "reserve_space_2"};
     for (int i = 2; i < 5; ++i) {
       const Tensor& v = ctx->input(i);
@@ -68,7 +68,8 @@ class FusedBatchNormGradOp : public OpKernel {
     std::vector<double> inv(l.channels), sum_dy, sum_dy_xmu;
     for (int64_t c = 0; c < l.channels; ++c)
       inv[c] = 1.0 / std::sqrt(double(var[c]) + double(epsilon_));
-    SumPerChannel(l, [&](int64_t i, int64_t) { return double(dyp[i]); }, &sum_dy);
+    SumPerChannel(
+        l, [&](int64_t i, int64_t) { return double(dyp[i]); }, &sum_dy);
     SumPerChannel(
         l, [&](int64_t i, int64_t c) { return double(dyp[i]) * (double(xp[i]) - mean[c]); },
         &sum_dy_xmu);

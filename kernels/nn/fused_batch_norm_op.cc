@@ -42,13 +42,14 @@ class FusedBatchNormOp : public OpKernel {
     for (int i = 1; i < 5; ++i) {
       const Tensor& v = ctx->input(i);
       OP_REQUIRES(ctx, v.dims() == 1,
-                  ctx->NodeError(errors::InvalidArgument(names[i - 1], " must be 1-dimensional, got ",
-                                                         v.shape().DebugString())));
-      if (i >= 3 && !uses_running) continue;
-      OP_REQUIRES(ctx, v.dim_size(0) == l.channels,
                   ctx->NodeError(errors::InvalidArgument(
-                      names[i - 1], " must have the same number of elements as the channels of x, got ",
-                      v.dim_size(0), " and ", l.channels)));
+                      names[i - 1], " must be 1-dimensional, got ", v.shape().DebugString())));
+      if (i >= 3 && !uses_running) continue;
+      OP_REQUIRES(
+          ctx, v.dim_size(0) == l.channels,
+          ctx->NodeError(errors::InvalidArgument(
+              names[i - 1], " must have the same number of elements as the channels of x, got ",
+              v.dim_size(0), " and ", l.channels)));
     }
     Tensor* y = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
@@ -81,7 +82,8 @@ class FusedBatchNormOp : public OpKernel {
           std::fill(stats[i], stats[i] + l.channels, std::numeric_limits<U>::quiet_NaN());
         return;
       }
-      SumPerChannel(l, [&](int64_t i, int64_t) { return double(xp[i]); }, &mean);
+      SumPerChannel(
+          l, [&](int64_t i, int64_t) { return double(xp[i]); }, &mean);
       for (double& v : mean) v /= double(m);
       // Two passes: sum((x - mean)^2) does not cancel like E[x^2] - mean^2.
       SumPerChannel(

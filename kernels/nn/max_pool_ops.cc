@@ -77,11 +77,11 @@ class MaxPoolGradOp : public OpKernel {
     Pool2DDims d;
     OP_REQUIRES_OK(ctx, ctx->NodeError(ComputePool2DDims(window_, orig_input.shape(), &d)));
     const TensorShape pooled = d.OutputShape();
-    OP_REQUIRES(ctx, orig_output.shape() == pooled,
-                ctx->NodeError(errors::InvalidArgument(
-                    "orig_output has shape ", orig_output.shape().DebugString(),
-                    " but pooling orig_input ", orig_input.shape().DebugString(), " gives ",
-                    pooled.DebugString())));
+    OP_REQUIRES(
+        ctx, orig_output.shape() == pooled,
+        ctx->NodeError(errors::InvalidArgument(
+            "orig_output has shape ", orig_output.shape().DebugString(), " but pooling orig_input ",
+            orig_input.shape().DebugString(), " gives ", pooled.DebugString())));
     OP_REQUIRES(ctx, grad.shape() == pooled,
                 ctx->NodeError(errors::InvalidArgument(
                     "grad has shape ", grad.shape().DebugString(), " but pooling orig_input ",

@@ -113,8 +113,7 @@ StatusOr<std::shared_ptr<OneDnnConv2D::Plan>> OneDnnConv2D::GetPlan(const Conv2D
   return plans_.emplace(dims.CacheKey(), *plan).first->second;
 }
 
-StatusOr<std::shared_ptr<OneDnnConv2D::Plan>> OneDnnConv2D::CreatePlan(
-    const Conv2DDims& d) const {
+StatusOr<std::shared_ptr<OneDnnConv2D::Plan>> OneDnnConv2D::CreatePlan(const Conv2DDims& d) const {
   auto plan = std::make_shared<Plan>();
   const Status s = onednn::Guard("convolution setup", [&] {
     dnnl::engine& eng = onednn::CpuEngine();
@@ -136,8 +135,8 @@ StatusOr<std::shared_ptr<OneDnnConv2D::Plan>> OneDnnConv2D::CreatePlan(
     const auto alg = dnnl::algorithm::convolution_direct;
 
     dnnl::convolution_forward::primitive_desc fwd(
-        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, src, weights,
-                                        dst, strides, dilates, pad_l, pad_r),
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, src, weights, dst,
+                                        strides, dilates, pad_l, pad_r),
         attr, eng);
     switch (pass_) {
       case ConvPass::kForward:
@@ -151,8 +150,8 @@ StatusOr<std::shared_ptr<OneDnnConv2D::Plan>> OneDnnConv2D::CreatePlan(
         break;
       case ConvPass::kBackwardData: {
         dnnl::convolution_backward_data::primitive_desc pd(
-            dnnl::convolution_backward_data::desc(alg, src, weights, dst, strides, dilates,
-                                                  pad_l, pad_r),
+            dnnl::convolution_backward_data::desc(alg, src, weights, dst, strides, dilates, pad_l,
+                                                  pad_r),
             attr, eng, fwd);
         plan->conv = dnnl::convolution_backward_data(pd);
         plan->impl = pd.impl_info_str();

@@ -10,10 +10,9 @@
 // only grows).
 #pragma once
 
-#include <oneapi/dnnl/dnnl.hpp>
-
 #include <cstddef>
 #include <initializer_list>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 
 #include "core/status.h"

@@ -47,18 +47,20 @@ class SoftmaxXentOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& logits = ctx->input(0);
     const Tensor& labels = ctx->input(1);
-    OP_REQUIRES(ctx, logits.dims() <= 2 && labels.dims() <= 2 && (logits.dims() == 2 || labels.dims() == 2),
-                ctx->NodeError(errors::InvalidArgument(
-                    "logits and labels must be either 2-dimensional, or broadcasted to be "
-                    "2-dimensional; got logits_size=",
-                    logits.shape().DebugString(), " labels_size=", labels.shape().DebugString())));
+    OP_REQUIRES(
+        ctx, logits.dims() <= 2 && labels.dims() <= 2 && (logits.dims() == 2 || labels.dims() == 2),
+        ctx->NodeError(errors::InvalidArgument(
+            "logits and labels must be either 2-dimensional, or broadcasted to be "
+            "2-dimensional; got logits_size=",
+            logits.shape().DebugString(), " labels_size=", labels.shape().DebugString())));
     int64_t dims[2];
     for (int d = 0; d < 2; ++d) {
       const int64_t a = MatrixDim(logits, d), b = MatrixDim(labels, d);
-      OP_REQUIRES(ctx, a == b || a == 1 || b == 1,
-                  ctx->NodeError(errors::InvalidArgument(
-                      "logits and labels must be broadcastable: logits_size=",
-                      logits.shape().DebugString(), " labels_size=", labels.shape().DebugString())));
+      OP_REQUIRES(
+          ctx, a == b || a == 1 || b == 1,
+          ctx->NodeError(errors::InvalidArgument(
+              "logits and labels must be broadcastable: logits_size=", logits.shape().DebugString(),
+              " labels_size=", labels.shape().DebugString())));
       dims[d] = a == 1 ? b : a;
     }
     const int64_t batch = dims[0], classes = dims[1];
@@ -114,23 +116,23 @@ class SparseSoftmaxXentOp : public OpKernel {
     OP_REQUIRES(ctx, labels.dims() == 1,
                 ctx->NodeError(errors::InvalidArgument("labels must be 1-D, but got shape ",
                                                        labels.shape().DebugString())));
-    OP_REQUIRES(ctx, logits.dim_size(0) == labels.dim_size(0),
-                ctx->NodeError(errors::InvalidArgument(
-                    "logits and labels must have the same first dimension, got logits shape ",
-                    logits.shape().DebugString(), " and labels shape ",
-                    labels.shape().DebugString())));
+    OP_REQUIRES(
+        ctx, logits.dim_size(0) == labels.dim_size(0),
+        ctx->NodeError(errors::InvalidArgument(
+            "logits and labels must have the same first dimension, got logits shape ",
+            logits.shape().DebugString(), " and labels shape ", labels.shape().DebugString())));
     const int64_t batch = logits.dim_size(0), classes = logits.dim_size(1);
-    OP_REQUIRES(ctx, batch == 0 || classes > 0,
-                ctx->NodeError(errors::InvalidArgument(
-                    "Must have at least one class, but got logits shape ",
-                    logits.shape().DebugString())));
+    OP_REQUIRES(
+        ctx, batch == 0 || classes > 0,
+        ctx->NodeError(errors::InvalidArgument(
+            "Must have at least one class, but got logits shape ", logits.shape().DebugString())));
     const Index* label = labels.data<Index>();
     for (int64_t b = 0; b < batch; ++b) {
-      OP_REQUIRES(ctx, label[b] >= 0 && label[b] < classes,
-                  ctx->NodeError(errors::InvalidArgument(
-                      "Received a label value of ", label[b],
-                      " which is outside the valid range of [0, ", classes,
-                      ").  Label values: ", LabelValues(labels))));
+      OP_REQUIRES(
+          ctx, label[b] >= 0 && label[b] < classes,
+          ctx->NodeError(errors::InvalidArgument(
+              "Received a label value of ", label[b], " which is outside the valid range of [0, ",
+              classes, ").  Label values: ", LabelValues(labels))));
     }
     Tensor* loss = nullptr;
     Tensor* backprop = nullptr;
@@ -162,23 +164,23 @@ class SparseSoftmaxXentOp : public OpKernel {
 
 }  // namespace
 
-#define AF_REGISTER_XENT(T)                                                            \
-  REGISTER_KERNEL_BUILDER(KernelDefBuilder("SoftmaxCrossEntropyWithLogits")            \
-                              .Device(DEVICE_CPU)                                      \
-                              .TypeConstraint<T>("T")                                  \
-                              .Expensive(),                                            \
-                          SoftmaxXentOp<T>);                                           \
-  REGISTER_KERNEL_BUILDER(KernelDefBuilder("SparseSoftmaxCrossEntropyWithLogits")      \
-                              .Device(DEVICE_CPU)                                      \
-                              .TypeConstraint<T>("T")                                  \
-                              .TypeConstraint<int32_t>("Tlabels")                      \
-                              .Expensive(),                                            \
-                          SparseSoftmaxXentOp<T, int32_t>);                            \
-  REGISTER_KERNEL_BUILDER(KernelDefBuilder("SparseSoftmaxCrossEntropyWithLogits")      \
-                              .Device(DEVICE_CPU)                                      \
-                              .TypeConstraint<T>("T")                                  \
-                              .TypeConstraint<int64_t>("Tlabels")                      \
-                              .Expensive(),                                            \
+#define AF_REGISTER_XENT(T)                                                       \
+  REGISTER_KERNEL_BUILDER(KernelDefBuilder("SoftmaxCrossEntropyWithLogits")       \
+                              .Device(DEVICE_CPU)                                 \
+                              .TypeConstraint<T>("T")                             \
+                              .Expensive(),                                       \
+                          SoftmaxXentOp<T>);                                      \
+  REGISTER_KERNEL_BUILDER(KernelDefBuilder("SparseSoftmaxCrossEntropyWithLogits") \
+                              .Device(DEVICE_CPU)                                 \
+                              .TypeConstraint<T>("T")                             \
+                              .TypeConstraint<int32_t>("Tlabels")                 \
+                              .Expensive(),                                       \
+                          SparseSoftmaxXentOp<T, int32_t>);                       \
+  REGISTER_KERNEL_BUILDER(KernelDefBuilder("SparseSoftmaxCrossEntropyWithLogits") \
+                              .Device(DEVICE_CPU)                                 \
+                              .TypeConstraint<T>("T")                             \
+                              .TypeConstraint<int64_t>("Tlabels")                 \
+                              .Expensive(),                                       \
                           SparseSoftmaxXentOp<T, int64_t>)
 AF_REGISTER_XENT(float);
 AF_REGISTER_XENT(double);

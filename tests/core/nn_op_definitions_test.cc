@@ -1,8 +1,7 @@
 // The neural-network ops' definitions (signatures, attrs, defaults) match
 // TensorFlow's, and their shape functions compute what the kernels produce.
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <string>
 #include <vector>
 
@@ -108,8 +107,8 @@ BOOST_AUTO_TEST_CASE(nn_attrs_and_defaults_match_tensorflow) {
   BOOST_TEST(Attr(RegisteredOp("SparseSoftmaxCrossEntropyWithLogits"), "Tlabels")
                  ->default_value()
                  .type() == tensorflow::DT_INT64);
-  for (const char* op : {"FusedBatchNorm", "FusedBatchNormV3", "FusedBatchNormGrad",
-                         "FusedBatchNormGradV3"}) {
+  for (const char* op :
+       {"FusedBatchNorm", "FusedBatchNormV3", "FusedBatchNormGrad", "FusedBatchNormGradV3"}) {
     BOOST_TEST_CONTEXT(op) {
       const OpDef& def = RegisteredOp(op);
       BOOST_CHECK_CLOSE(Attr(def, "epsilon")->default_value().f(), 0.0001f, 1e-4);
@@ -117,13 +116,11 @@ BOOST_AUTO_TEST_CASE(nn_attrs_and_defaults_match_tensorflow) {
       BOOST_TEST(Attr(def, "data_format")->default_value().s() == "NHWC");
     }
   }
-  BOOST_TEST(Attr(RegisteredOp("FusedBatchNormV3"), "exponential_avg_factor")
-                 ->default_value()
-                 .f() == 1.0f);
-  BOOST_TEST(Attr(RegisteredOp("FusedBatchNormV3"), "data_format")
-                 ->allowed_values()
-                 .list()
-                 .s_size() == 4);
+  BOOST_TEST(
+      Attr(RegisteredOp("FusedBatchNormV3"), "exponential_avg_factor")->default_value().f() ==
+      1.0f);
+  BOOST_TEST(
+      Attr(RegisteredOp("FusedBatchNormV3"), "data_format")->allowed_values().list().s_size() == 4);
   BOOST_TEST(Attr(RegisteredOp("BiasAddGrad"), "data_format")->default_value().s() == "NHWC");
 }
 
@@ -173,8 +170,7 @@ BOOST_AUTO_TEST_CASE(conv2d_shapes) {
                       bad.ToString());
   NodeDef valid_s1 = Conv("Conv2D", {1, 1, 1, 1}, "VALID");
   Status small = Infer(valid_s1, {Shape({1, 3, 8, 3}), Shape({5, 5, 3, 2})}, &out);
-  BOOST_CHECK_MESSAGE(Contains(small.message(), "output size would be negative"),
-                      small.ToString());
+  BOOST_CHECK_MESSAGE(Contains(small.message(), "output size would be negative"), small.ToString());
 }
 
 BOOST_AUTO_TEST_CASE(conv2d_gradient_shapes_come_from_the_sizes_input) {
@@ -220,8 +216,8 @@ BOOST_AUTO_TEST_CASE(pool_shapes) {
   SetAttr(&grad, "ksize", std::vector<int64_t>{1, 2, 2, 1});
   SetAttr(&grad, "strides", std::vector<int64_t>{1, 2, 2, 1});
   SetAttr(&grad, "padding", "SAME");
-  BOOST_TEST(Infer(grad, {Shape({2, 5, 5, 3}), Shape({2, 3, 3, 3}), Shape({2, 3, 3, 3})}, &out)
-                 .ok());
+  BOOST_TEST(
+      Infer(grad, {Shape({2, 5, 5, 3}), Shape({2, 3, 3, 3}), Shape({2, 3, 3, 3})}, &out).ok());
   BOOST_TEST(out[0] == Shape({2, 5, 5, 3}));
 }
 
@@ -240,22 +236,21 @@ BOOST_AUTO_TEST_CASE(loss_and_norm_shapes) {
   BOOST_TEST(Infer(sparse, {Shape({-1, 10}), Shape({64})}, &out).ok());
   BOOST_TEST(out[0] == Shape({64}));
   BOOST_TEST(out[1] == Shape({64, 10}));
-  BOOST_TEST(Infer(sparse, {Shape({8, 10}), Shape({64})}, &out).code() ==
-             Code::INVALID_ARGUMENT);
+  BOOST_TEST(Infer(sparse, {Shape({8, 10}), Shape({64})}, &out).code() == Code::INVALID_ARGUMENT);
 
   NodeDef bn = MakeNode("bn", "FusedBatchNormV3", {"x", "s", "o", "m", "v"});
   SetAttr(&bn, "T", DT_FLOAT);
   SetAttr(&bn, "U", DT_FLOAT);
-  BOOST_TEST(Infer(bn, {Shape({8, 5, 5, -1}), Shape({16}), Shape({16}), Shape({0}), Shape({0})},
-                   &out)
-                 .ok());
+  BOOST_TEST(
+      Infer(bn, {Shape({8, 5, 5, -1}), Shape({16}), Shape({16}), Shape({0}), Shape({0})}, &out)
+          .ok());
   BOOST_TEST(out[0] == Shape({8, 5, 5, 16}));
   BOOST_TEST(out[1] == Shape({16}));
   BOOST_TEST(out.size() == 6u);
   SetAttr(&bn, "is_training", false);
-  BOOST_TEST(Infer(bn, {Shape({8, 5, 5, 16}), Shape({16}), Shape({16}), Shape({0}), Shape({0})},
-                   &out)
-                 .code() == Code::INVALID_ARGUMENT);
+  BOOST_TEST(
+      Infer(bn, {Shape({8, 5, 5, 16}), Shape({16}), Shape({16}), Shape({0}), Shape({0})}, &out)
+          .code() == Code::INVALID_ARGUMENT);
 
   NodeDef l2 = MakeNode("l2", "L2Loss", {"t"});
   SetAttr(&l2, "T", DT_FLOAT);

@@ -25,8 +25,8 @@ double Softplus(double x) { return std::log1p(std::exp(-std::fabs(x))) + std::ma
 double Relu6(double x) { return std::min(std::max(x, 0.0), 6.0); }
 
 const std::vector<TensorShape>& Shapes() {
-  static const std::vector<TensorShape> shapes = {TensorShape{}, TensorShape{17},
-                                                  TensorShape{4, 0}, TensorShape{3, 4, 5}};
+  static const std::vector<TensorShape> shapes = {TensorShape{}, TensorShape{17}, TensorShape{4, 0},
+                                                  TensorShape{3, 4, 5}};
   return shapes;
 }
 
@@ -41,8 +41,8 @@ void CheckUnary(const std::string& op, double (*ref)(double), double lo, double 
       AF_REQUIRE_OK(out.status());
       std::vector<double> want;
       for (int64_t i = 0; i < x.NumElements(); ++i) want.push_back(ref(ValueAsDouble(x, i)));
-      AF_EXPECT_OK(CheckTensor((*out)[0], dt, shape, want, Tolerance<T>() * 10,
-                               Tolerance<T>() * 10));
+      AF_EXPECT_OK(
+          CheckTensor((*out)[0], dt, shape, want, Tolerance<T>() * 10, Tolerance<T>() * 10));
     }
   }
 }
@@ -195,8 +195,8 @@ void CheckLogSoftmax() {
   // Large logits must not overflow.
   auto big = RunKernel("LogSoftmax", {Tensor::FromVector<T>({T(1000), T(1000), T(-1000)})});
   AF_REQUIRE_OK(big.status());
-  AF_EXPECT_OK(CheckTensor((*big)[0], dt, {3}, {-std::log(2.0), -std::log(2.0), -2000 - std::log(2.0)},
-                           1e-6, 1e-6));
+  AF_EXPECT_OK(CheckTensor((*big)[0], dt, {3},
+                           {-std::log(2.0), -std::log(2.0), -2000 - std::log(2.0)}, 1e-6, 1e-6));
 }
 
 BOOST_AUTO_TEST_CASE(log_softmax) {

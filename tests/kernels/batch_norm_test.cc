@@ -64,7 +64,10 @@ std::vector<double> AsDoubles(const Tensor& t) {
 
 struct NormCase {
   NormCase(std::string op, TensorShape x, std::string format, bool training, float factor = 1.0f)
-      : op(std::move(op)), x(std::move(x)), format(std::move(format)), training(training),
+      : op(std::move(op)),
+        x(std::move(x)),
+        format(std::move(format)),
+        training(training),
         factor(factor) {}
   std::string op;  // FusedBatchNorm or FusedBatchNormV3
   TensorShape x;
@@ -84,11 +87,15 @@ void CheckForward(const NormCase& c, uint32_t seed) {
     Tensor mean = RandomTensor<float>({v.channels}, seed + 3);
     Tensor var = RandomTensor<float>({v.channels}, seed + 4, 0.5, 2);
     KernelRunner r(c.op);
-    r.Attr("epsilon", static_cast<float>(eps)).Attr("is_training", c.training)
-        .Attr("data_format", c.format).Attr("exponential_avg_factor", c.factor);
+    r.Attr("epsilon", static_cast<float>(eps))
+        .Attr("is_training", c.training)
+        .Attr("data_format", c.format)
+        .Attr("exponential_avg_factor", c.factor);
     // Training with factor 1 takes empty running statistics, as Keras feeds them.
     const bool empty_running = c.training && c.factor == 1.0f;
-    auto out = r.Input(x).Input(scale).Input(offset)
+    auto out = r.Input(x)
+                   .Input(scale)
+                   .Input(offset)
                    .Input(empty_running ? Tensor(DT_FLOAT, {0}) : mean)
                    .Input(empty_running ? Tensor(DT_FLOAT, {0}) : var)
                    .Run();
@@ -206,7 +213,8 @@ void CheckGrad(const std::string& op, const TensorShape& shape, const std::strin
       s.var[c] = var.data<float>()[c];
     }
     KernelRunner r(op);
-    r.Attr("epsilon", static_cast<float>(eps)).Attr("is_training", training)
+    r.Attr("epsilon", static_cast<float>(eps))
+        .Attr("is_training", training)
         .Attr("data_format", format);
     r.Input(dy).Input(x).Input(scale).Input(mean).Input(var);
     if (op == "FusedBatchNormGradV3") r.Input(Tensor(DT_FLOAT, {}));

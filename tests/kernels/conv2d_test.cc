@@ -21,14 +21,19 @@ std::vector<ConvCase> Cases() {
   cases.push_back({"valid_s2", {2, 9, 8, 3}, {3, 2, 3, 5}, {1, 2, 2, 1}, "VALID"});
   cases.push_back({"same_s2_odd", {1, 7, 7, 2}, {3, 3, 2, 3}, {1, 2, 2, 1}, "SAME"});
   cases.push_back({"same_rect_stride", {2, 8, 11, 2}, {2, 4, 2, 3}, {1, 3, 2, 1}, "SAME"});
-  cases.push_back({"same_dilation2", {2, 9, 10, 3}, {3, 3, 3, 2}, {1, 1, 1, 1}, "SAME",
-                   {1, 2, 2, 1}});
-  cases.push_back({"valid_dilation2", {1, 11, 9, 2}, {3, 2, 2, 4}, {1, 1, 1, 1}, "VALID",
-                   {1, 2, 2, 1}});
+  cases.push_back(
+      {"same_dilation2", {2, 9, 10, 3}, {3, 3, 3, 2}, {1, 1, 1, 1}, "SAME", {1, 2, 2, 1}});
+  cases.push_back(
+      {"valid_dilation2", {1, 11, 9, 2}, {3, 2, 2, 4}, {1, 1, 1, 1}, "VALID", {1, 2, 2, 1}});
   cases.push_back({"filter_1x1", {2, 5, 5, 8}, {1, 1, 8, 16}});
   cases.push_back({"filter_1x1_s2", {2, 5, 6, 4}, {1, 1, 4, 3}, {1, 2, 2, 1}, "VALID"});
-  cases.push_back({"explicit", {1, 6, 5, 2}, {3, 3, 2, 2}, {1, 1, 1, 1}, "EXPLICIT",
-                   {1, 1, 1, 1}, {0, 0, 1, 2, 0, 1, 0, 0}});
+  cases.push_back({"explicit",
+                   {1, 6, 5, 2},
+                   {3, 3, 2, 2},
+                   {1, 1, 1, 1},
+                   "EXPLICIT",
+                   {1, 1, 1, 1},
+                   {0, 0, 1, 2, 0, 1, 0, 0}});
   // Channels >= 16: oneDNN's blocked-weight kernels for every pass.
   cases.push_back({"wide_channels", {2, 8, 8, 16}, {3, 3, 16, 32}, {1, 1, 1, 1}, "SAME"});
   // The Deep MNIST layers at batch 2.
@@ -37,8 +42,8 @@ std::vector<ConvCase> Cases() {
   ConvCase nchw{"nchw_s2", {2, 3, 7, 6}, {3, 3, 3, 4}, {1, 1, 2, 2}, "SAME"};
   nchw.format = "NCHW";
   cases.push_back(nchw);
-  ConvCase nchw_dil{"nchw_dilated", {1, 2, 9, 9}, {2, 3, 2, 3}, {1, 1, 1, 1}, "VALID",
-                    {1, 1, 2, 2}};
+  ConvCase nchw_dil{"nchw_dilated", {1, 2, 9, 9}, {2, 3, 2, 3},
+                    {1, 1, 1, 1},   "VALID",      {1, 1, 2, 2}};
   nchw_dil.format = "NCHW";
   cases.push_back(nchw_dil);
   return cases;
@@ -92,8 +97,8 @@ void CheckBackpropFilter(const ConvCase& c, uint32_t seed) {
     auto out = r.Run();
     AF_REQUIRE_OK(out.status());
     // The filter gradient sums over batch and output positions too.
-    const double n = static_cast<double>(RefConv(c).OutputShape().num_elements() /
-                                         c.filter.dim_size(3));
+    const double n =
+        static_cast<double>(RefConv(c).OutputShape().num_elements() / c.filter.dim_size(3));
     AF_EXPECT_OK(CheckTensor((*out)[0], dt, c.filter, RefConvBackpropFilter(c, input, grad),
                              Tol<T>(), Tol<T>() * std::max(1.0, n / 64)));
   }
@@ -154,10 +159,11 @@ BOOST_AUTO_TEST_CASE(backprop_input_takes_spatial_sizes) {
   Tensor f = RandomTensor<float>(c.filter, 4);
   Tensor dy = RandomTensor<float>(RefConv(c).OutputShape(), 5);
   KernelRunner r("Conv2DBackpropInput");
-  auto out = WithConvAttrs(r, c).Input(Tensor::FromVector<int32_t>({6, 5})).Input(f).Input(dy).Run();
+  auto out =
+      WithConvAttrs(r, c).Input(Tensor::FromVector<int32_t>({6, 5})).Input(f).Input(dy).Run();
   AF_REQUIRE_OK(out.status());
-  AF_EXPECT_OK(CheckTensor((*out)[0], DT_FLOAT, c.input, RefConvBackpropInput(c, f, dy), 2e-4,
-                           2e-4));
+  AF_EXPECT_OK(
+      CheckTensor((*out)[0], DT_FLOAT, c.input, RefConvBackpropInput(c, f, dy), 2e-4, 2e-4));
 }
 
 // Empty batches, and empty reductions that must give zeros.
@@ -195,7 +201,9 @@ BOOST_AUTO_TEST_CASE(empty_tensors) {
 BOOST_AUTO_TEST_CASE(one_kernel_many_shapes) {
   ConvCase c{"cache", {1, 6, 6, 4}, {3, 3, 4, 8}};
   KernelRunner r("Conv2D");
-  WithConvAttrs(r, c).Input(RandomTensor<float>(c.input, 1)).Input(RandomTensor<float>(c.filter, 2));
+  WithConvAttrs(r, c)
+      .Input(RandomTensor<float>(c.input, 1))
+      .Input(RandomTensor<float>(c.filter, 2));
   AF_REQUIRE_OK(r.Build());
   for (int round = 0; round < 2; ++round)
     for (int64_t side : {6, 9, 4}) {
@@ -214,7 +222,8 @@ BOOST_AUTO_TEST_CASE(concurrent_calls_of_one_kernel) {
   ConvCase c{"threads", {2, 12, 12, 16}, {3, 3, 16, 16}};
   KernelRunner r("Conv2DBackpropInput");
   WithConvAttrs(r, c);
-  r.Input(Int32Vector(c.input)).Input(RandomTensor<float>(c.filter, 1))
+  r.Input(Int32Vector(c.input))
+      .Input(RandomTensor<float>(c.filter, 1))
       .Input(RandomTensor<float>(RefConv(c).OutputShape(), 2));
   AF_REQUIRE_OK(r.Build());
   OpKernel* kernel = r.kernel();
@@ -262,10 +271,10 @@ BOOST_AUTO_TEST_CASE(errors_name_the_node) {
                    .Run();
     BOOST_REQUIRE(!out.ok());
     BOOST_TEST(out.status().code() == Code::INVALID_ARGUMENT);
-    BOOST_CHECK_MESSAGE(Contains(out.status().message(), "conv_depth") &&
-                            Contains(out.status().message(),
-                                     "input and filter must have the same depth: 3 vs 2"),
-                        out.status().ToString());
+    BOOST_CHECK_MESSAGE(
+        Contains(out.status().message(), "conv_depth") &&
+            Contains(out.status().message(), "input and filter must have the same depth: 3 vs 2"),
+        out.status().ToString());
   }
   {
     KernelRunner r("Conv2D", "conv_strides");
@@ -303,14 +312,16 @@ BOOST_AUTO_TEST_CASE(errors_name_the_node) {
   }
   {
     KernelRunner r("Conv2D", "conv_explicit");
-    r.Attr("strides", std::vector<int64_t>{1, 1, 1, 1}).Attr("padding", "EXPLICIT")
+    r.Attr("strides", std::vector<int64_t>{1, 1, 1, 1})
+        .Attr("padding", "EXPLICIT")
         .Attr("explicit_paddings", std::vector<int64_t>{0, 0, 1, 1});
     auto out = r.Input(RandomTensor<float>({1, 4, 4, 3}, 1))
                    .Input(RandomTensor<float>({3, 3, 3, 4}, 2))
                    .Run();
     BOOST_REQUIRE(!out.ok());
-    BOOST_CHECK_MESSAGE(Contains(out.status().message(), "explicit_paddings attribute must contain 8"),
-                        out.status().ToString());
+    BOOST_CHECK_MESSAGE(
+        Contains(out.status().message(), "explicit_paddings attribute must contain 8"),
+        out.status().ToString());
   }
   {
     KernelRunner r("Conv2D", "conv_rank");

@@ -84,8 +84,7 @@ struct RefConv {
     return nhwc ? ((b * h.in + y) * w.in + x) * ic + c : ((b * ic + c) * h.in + y) * w.in + x;
   }
   int64_t Out(int64_t b, int64_t y, int64_t x, int64_t c) const {
-    return nhwc ? ((b * h.out + y) * w.out + x) * oc + c
-                : ((b * oc + c) * h.out + y) * w.out + x;
+    return nhwc ? ((b * h.out + y) * w.out + x) * oc + c : ((b * oc + c) * h.out + y) * w.out + x;
   }
   int64_t Filter(int64_t fy, int64_t fx, int64_t i, int64_t o) const {
     return ((fy * w.window + fx) * ic + i) * oc + o;
@@ -113,8 +112,8 @@ inline std::vector<double> RefConvForward(const ConvCase& c, const Tensor& input
   g.Taps([&](int64_t b, int64_t oy, int64_t ox, int64_t fy, int64_t fx, int64_t iy, int64_t ix) {
     for (int64_t o = 0; o < g.oc; ++o)
       for (int64_t i = 0; i < g.ic; ++i)
-        out[g.Out(b, oy, ox, o)] +=
-            ValueAsDouble(input, g.In(b, iy, ix, i)) * ValueAsDouble(filter, g.Filter(fy, fx, i, o));
+        out[g.Out(b, oy, ox, o)] += ValueAsDouble(input, g.In(b, iy, ix, i)) *
+                                    ValueAsDouble(filter, g.Filter(fy, fx, i, o));
   });
   return out;
 }

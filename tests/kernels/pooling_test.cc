@@ -170,8 +170,8 @@ void CheckAvgPool(const PoolCase& p, uint32_t seed) {
       for (int64_t i : cells) s += ValueAsDouble(x, i);
       want[o] = s / static_cast<double>(cells.size());  // padding does not count
     });
-    AF_EXPECT_OK(CheckTensor((*out)[0], dt, g.OutputShape(), want, Tolerance<T>() * 10,
-                             Tolerance<T>()));
+    AF_EXPECT_OK(
+        CheckTensor((*out)[0], dt, g.OutputShape(), want, Tolerance<T>() * 10, Tolerance<T>()));
   }
 }
 
@@ -203,7 +203,12 @@ BOOST_AUTO_TEST_CASE(max_pool) {
     CheckMaxPool<double>(p, ++seed);
     CheckMaxPool<int32_t>(p, ++seed);
   }
-  PoolCase explicit_pad{"explicit", {1, 5, 5, 2}, {1, 3, 2, 1}, {1, 2, 2, 1}, "EXPLICIT", "NHWC",
+  PoolCase explicit_pad{"explicit",
+                        {1, 5, 5, 2},
+                        {1, 3, 2, 1},
+                        {1, 2, 2, 1},
+                        "EXPLICIT",
+                        "NHWC",
                         {0, 0, 1, 2, 0, 1, 0, 0}};
   CheckMaxPool<float>(explicit_pad, ++seed);
   CheckMaxPoolGrad<float>(explicit_pad, ++seed);

@@ -73,9 +73,9 @@ void CheckDense(const TensorShape& logits_shape, const TensorShape& labels_shape
 template <typename T, typename Index>
 void CheckSparse(int64_t batch, int64_t classes, uint32_t seed) {
   constexpr DataType dt = DataTypeToEnum<T>::value;
-  BOOST_TEST_CONTEXT("SparseSoftmaxCrossEntropyWithLogits<" << DataTypeString(dt) << ", "
-                                                            << DataTypeString(DataTypeToEnum<Index>::value)
-                                                            << "> " << batch << "x" << classes) {
+  BOOST_TEST_CONTEXT("SparseSoftmaxCrossEntropyWithLogits<"
+                     << DataTypeString(dt) << ", " << DataTypeString(DataTypeToEnum<Index>::value)
+                     << "> " << batch << "x" << classes) {
     Tensor logits = RandomTensor<T>({batch, classes}, seed, -10, 10);
     Tensor labels = RandomTensor<Index>({batch}, seed + 1, 0, static_cast<double>(classes - 1));
     auto out = RunKernel("SparseSoftmaxCrossEntropyWithLogits", {logits, labels});
@@ -98,9 +98,14 @@ BOOST_AUTO_TEST_SUITE(softmax_xent)
 
 BOOST_AUTO_TEST_CASE(dense) {
   uint32_t seed = 1;
-  for (auto shapes : std::vector<std::pair<TensorShape, TensorShape>>{
-           {{1, 1}, {1, 1}}, {{5, 10}, {5, 10}}, {{64, 10}, {64, 10}}, {{3, 300}, {3, 300}},
-           {{4, 6}, {1, 6}}, {{1, 6}, {4, 6}}, {{4, 6}, {6}}, {{4, 1}, {4, 5}}}) {
+  for (auto shapes : std::vector<std::pair<TensorShape, TensorShape>>{{{1, 1}, {1, 1}},
+                                                                      {{5, 10}, {5, 10}},
+                                                                      {{64, 10}, {64, 10}},
+                                                                      {{3, 300}, {3, 300}},
+                                                                      {{4, 6}, {1, 6}},
+                                                                      {{1, 6}, {4, 6}},
+                                                                      {{4, 6}, {6}},
+                                                                      {{4, 1}, {4, 5}}}) {
     CheckDense<float>(shapes.first, shapes.second, seed += 2);
     CheckDense<double>(shapes.first, shapes.second, seed += 2);
   }
@@ -108,8 +113,8 @@ BOOST_AUTO_TEST_CASE(dense) {
 
 BOOST_AUTO_TEST_CASE(sparse) {
   uint32_t seed = 100;
-  for (auto [batch, classes] : std::vector<std::pair<int64_t, int64_t>>{
-           {1, 1}, {5, 10}, {64, 10}, {3, 300}, {0, 4}}) {
+  for (auto [batch, classes] :
+       std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {5, 10}, {64, 10}, {3, 300}, {0, 4}}) {
     CheckSparse<float, int32_t>(batch, classes, seed += 2);
     CheckSparse<float, int64_t>(batch, classes, seed += 2);
     CheckSparse<double, int64_t>(batch, classes, seed += 2);
@@ -161,14 +166,12 @@ BOOST_AUTO_TEST_CASE(shape_errors_name_the_node) {
     auto out = RunKernel("SoftmaxCrossEntropyWithLogits",
                          {RandomTensor<float>({2, 3, 4}, 1), RandomTensor<float>({2, 3, 4}, 2)});
     BOOST_REQUIRE(!out.ok());
-    BOOST_CHECK_MESSAGE(Contains(out.status().message(), "2-dimensional"),
-                        out.status().ToString());
+    BOOST_CHECK_MESSAGE(Contains(out.status().message(), "2-dimensional"), out.status().ToString());
   }
   {
     KernelRunner r("SparseSoftmaxCrossEntropyWithLogits", "sparse_xent");
-    auto out = r.Input(RandomTensor<float>({2, 3}, 1))
-                   .Input(Tensor::FromVector<int64_t>({0, 1, 2}))
-                   .Run();
+    auto out =
+        r.Input(RandomTensor<float>({2, 3}, 1)).Input(Tensor::FromVector<int64_t>({0, 1, 2})).Run();
     BOOST_REQUIRE(!out.ok());
     BOOST_CHECK_MESSAGE(Contains(out.status().message(), "sparse_xent") &&
                             Contains(out.status().message(), "same first dimension"),
