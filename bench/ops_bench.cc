@@ -7,16 +7,18 @@
 //     with no reorders counted (the best oneDNN can do, unreachable for a
 //     kernel that must take and return NHWC tensors);
 //   - MaxPool 2x2/2 on conv1's output vs oneDNN pooling on NHWC.
-// Each pair is timed in alternating rounds and the best round of each is
-// kept, so load from other processes hits both sides alike. Our kernels run
+// Each pair is timed in short alternating batches and each side's fastest
+// batch is kept (see TimePair), so load from other processes hits both
+// sides alike. Our kernels run
 // on a device with an intra-op pool of OMP_NUM_THREADS (default: all cores)
 // threads, the count oneDNN's OpenMP uses; run with OMP_NUM_THREADS=1 for
 // single-core figures, which are far less sensitive to other load.
 //
-//   bench_ops [min_seconds_per_round]   (default 0.3)
+//   bench_ops [seconds]   (default 0.3; each pair runs for 6x that)
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -38,7 +40,8 @@ namespace af::bench {
 namespace {
 
 double g_min_seconds = 0.3;
-constexpr int kRounds = 3;
+constexpr int kRounds = 3;      // budget: 2 * kRounds * min_seconds per pair
+constexpr int kMinBatches = 5;  // per side, however long one takes
 
 // Threads for the kernels' own loops: as many as oneDNN's OpenMP uses
 // (OMP_NUM_THREADS, else every core), so both sides get the same cores.
@@ -113,15 +116,41 @@ tensorflow::NodeDef Node(const std::string& op) {
   return n;
 }
 
-// Best-of-rounds seconds per call for `ours` and `peer`, interleaved.
+// Seconds per call of `ours` and `peer`: short batches of each, alternated
+// for the whole budget, keeping each side's fastest batch. Interference
+// from other processes only ever slows a batch down, so the minimum over
+// many short interleaved batches is the steadiest estimate on a shared
+// machine, and both sides see the same conditions.
 std::pair<double, double> TimePair(const std::function<void()>& ours,
                                    const std::function<void()>& peer) {
-  double a = 1e30, b = 1e30;
-  for (int r = 0; r < kRounds; ++r) {
-    a = std::min(a, TimePerCall(ours, g_min_seconds, 3, 1));
-    b = std::min(b, TimePerCall(peer, g_min_seconds, 3, 1));
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+  };
+  // Warm up (primitive creation, page faults) and size the batches to ~10 ms.
+  auto t0 = Clock::now();
+  ours();
+  ours();
+  const double t_ours = seconds(t0) / 2;
+  t0 = Clock::now();
+  peer();
+  peer();
+  const double t_peer = seconds(t0) / 2;
+  const int64_t n_ours = std::max<int64_t>(1, static_cast<int64_t>(0.01 / t_ours));
+  const int64_t n_peer = std::max<int64_t>(1, static_cast<int64_t>(0.01 / t_peer));
+  double best_ours = 1e30, best_peer = 1e30;
+  const auto start = Clock::now();
+  int batches = 0;
+  while (batches < 2 * kMinBatches || seconds(start) < 2 * kRounds * g_min_seconds) {
+    t0 = Clock::now();
+    for (int64_t i = 0; i < n_ours; ++i) ours();
+    best_ours = std::min(best_ours, seconds(t0) / n_ours);
+    t0 = Clock::now();
+    for (int64_t i = 0; i < n_peer; ++i) peer();
+    best_peer = std::min(best_peer, seconds(t0) / n_peer);
+    batches += 2;
   }
-  return {a, b};
+  return {best_ours, best_peer};
 }
 
 void Report(const std::string& case_name, const std::string& extra, double flops, double ours,
