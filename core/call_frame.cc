@@ -18,7 +18,7 @@ Status CallFrame::SetRetval(int index, const Tensor& value) {
   if (has_retval_[index])
     return errors::Internal("return value ", index, " set twice in one step");
   retvals_[index] = value;
-  has_retval_[index] = true;
+  has_retval_[index] = 1;
   return Status::OK();
 }
 
@@ -38,7 +38,7 @@ Status CallFrame::ConsumeRetvals(std::vector<Tensor>* out) {
 void CallFrame::Reset(int num_args, int num_retvals) {
   args_.assign(num_args, Tensor());
   retvals_.assign(num_retvals, Tensor());
-  has_retval_.assign(num_retvals, false);
+  has_retval_.assign(num_retvals, 0);
 }
 
 }  // namespace af

@@ -2,6 +2,7 @@
 // hand back fetches, without copies.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,7 @@ class CallFrame {
  public:
   CallFrame() = default;
   CallFrame(std::vector<Tensor> args, int num_retvals)
-      : args_(std::move(args)), retvals_(num_retvals), has_retval_(num_retvals, false) {}
+      : args_(std::move(args)), retvals_(num_retvals), has_retval_(num_retvals, 0) {}
 
   Status GetArg(int index, Tensor* value) const;
   Status SetRetval(int index, const Tensor& value);
@@ -28,7 +29,11 @@ class CallFrame {
  private:
   std::vector<Tensor> args_;
   std::vector<Tensor> retvals_;
-  std::vector<bool> has_retval_;
+  // One byte per fetch, never std::vector<bool>: `_Retval` nodes on different
+  // pool threads set their flags at the same time, and vector<bool> packs
+  // neighbouring flags into one word, so one thread's read-modify-write
+  // could erase another's and a step would end OK with a fetch "missing".
+  std::vector<uint8_t> has_retval_;
 };
 
 }  // namespace af

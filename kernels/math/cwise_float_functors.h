@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 
 #include "kernels/eigen_core.h"
 
@@ -24,6 +26,27 @@ Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> ArrayView(T* z, int64_t n) {
   return {z, n};
 }
 
+// Functors with a vectorized `Apply` may also say, with `VectorExact(x)`,
+// for which arguments that vector path is exact; the kernel recomputes the
+// others with the scalar definition (cwise_op_kernels.h). The predicates are
+// plain comparisons so that the check itself vectorizes.
+
+// Eigen's vectorized exp clamps its argument to about +-88.7 (float) and
+// +-709.8 (double) and returns max(result, x): exp(-inf) came out as the
+// clamp's denormal on AVX2 and exp(710) as a finite number. Inside these
+// bounds the result is a normal number and the approximation holds.
+template <typename T>
+constexpr T kVectorExpExactBound = std::is_same_v<T, float> ? T(87) : T(708);
+
+// A normal, finite number of either sign (false for 0, denormals, inf, NaN).
+// Eigen's float sqrt and rsqrt (fast-math, rsqrt-based) give NaN for +inf
+// and flush denormals to zero.
+template <typename T>
+bool IsNormal(T a) {
+  const T m = std::abs(a);
+  return m >= std::numeric_limits<T>::min() && m <= std::numeric_limits<T>::max();
+}
+
 template <typename T>
 struct FloatUnaryBase {
   using in_type = T;
@@ -35,24 +58,29 @@ struct Sqrt : FloatUnaryBase<T> {
   static constexpr int64_t kCost = 4;
   T operator()(T a) const { return std::sqrt(a); }
   static void Apply(const T* x, T* z, int64_t n) { ArrayView(z, n) = ArrayView(x, n).sqrt(); }
+  static bool VectorExact(T a) { return IsNormal(a); }
 };
 template <typename T>
 struct Rsqrt : FloatUnaryBase<T> {
   static constexpr int64_t kCost = 8;
   T operator()(T a) const { return T(1) / std::sqrt(a); }
   static void Apply(const T* x, T* z, int64_t n) { ArrayView(z, n) = ArrayView(x, n).rsqrt(); }
+  static bool VectorExact(T a) { return IsNormal(a); }
 };
 template <typename T>
 struct Exp : FloatUnaryBase<T> {
   static constexpr int64_t kCost = 20;
   T operator()(T a) const { return std::exp(a); }
   static void Apply(const T* x, T* z, int64_t n) { ArrayView(z, n) = ArrayView(x, n).exp(); }
+  static bool VectorExact(T a) { return std::abs(a) <= kVectorExpExactBound<T>; }
 };
 template <typename T>
 struct Log : FloatUnaryBase<T> {
   static constexpr int64_t kCost = 20;
   T operator()(T a) const { return std::log(a); }
   static void Apply(const T* x, T* z, int64_t n) { ArrayView(z, n) = ArrayView(x, n).log(); }
+  // Eigen's log raises denormal arguments to the smallest normal number.
+  static bool VectorExact(T a) { return !(a > T(0) && a < std::numeric_limits<T>::min()); }
 };
 template <typename T>
 struct Log1p : FloatUnaryBase<T> {
@@ -66,13 +94,22 @@ struct Tanh : FloatUnaryBase<T> {
   T operator()(T a) const { return std::tanh(a); }
   static void Apply(const T* x, T* z, int64_t n) { ArrayView(z, n) = ArrayView(x, n).tanh(); }
 };
-// 1 / (1 + e^-x); the scalar form gives a correct 0 rather than NaN when
-// e^-x overflows, and Eigen's logistic switches to e^x for very negative x.
+// 1 / (1 + e^-x). The scalar form never overflows (it uses e^x / (1 + e^x)
+// for negative x) and is the reference past the vector path's clamp.
 template <typename T>
 struct Sigmoid : FloatUnaryBase<T> {
   static constexpr int64_t kCost = 25;
-  T operator()(T a) const { return T(1) / (T(1) + std::exp(-a)); }
+  T operator()(T a) const {
+    if (a < T(0)) {  // e^a / (1 + e^a) keeps the denormal tail e^-a would lose
+      const T e = std::exp(a);
+      return e / (T(1) + e);
+    }
+    return T(1) / (T(1) + std::exp(-a));
+  }
   static void Apply(const T* x, T* z, int64_t n) { ArrayView(z, n) = ArrayView(x, n).logistic(); }
+  // Eigen's logistic clamps like its exp; below the bound the result is
+  // denormal or 0, above it exactly 1 either way.
+  static bool VectorExact(T a) { return a >= -kVectorExpExactBound<T>; }
 };
 template <typename T>
 struct Reciprocal : FloatUnaryBase<T> {

@@ -50,7 +50,11 @@ inline T WrappingMul(T a, T b) {
 }
 template <typename T>
 inline T WrappingNeg(T a) {
-  return WrappingSub(T(0), a);
+  if constexpr (std::is_integral_v<T>) {
+    return WrappingSub(T(0), a);
+  } else {
+    return -a;  // not 0 - a, which turns -0 into +0 where TensorFlow gives -0
+  }
 }
 
 // Rough cycles per element, for deciding when to split work over threads.

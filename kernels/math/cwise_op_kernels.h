@@ -95,6 +95,18 @@ class UnaryOpKernel : public OpKernel {
   static void Apply(const In* __restrict x, Out* __restrict z, int64_t n) {
     if constexpr (requires { Functor::Apply(x, z, n); }) {
       Functor::Apply(x, z, n);  // a vectorized whole-run form
+      // Where the vector approximation is known to go wrong (its clamps,
+      // special values), the scalar definition overwrites it: results must
+      // not depend on the vector width the build picked.
+      if constexpr (requires { Functor::VectorExact(x[0]); }) {
+        bool all_exact = true;  // a branch-free pass that vectorizes
+        for (int64_t i = 0; i < n; ++i) all_exact &= Functor::VectorExact(x[i]);
+        if (!all_exact) {
+          const Functor f;
+          for (int64_t i = 0; i < n; ++i)
+            if (!Functor::VectorExact(x[i])) z[i] = f(x[i]);
+        }
+      }
     } else {
       const Functor f;
       for (int64_t i = 0; i < n; ++i) z[i] = f(x[i]);

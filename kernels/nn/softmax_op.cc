@@ -7,6 +7,7 @@
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
 #include "kernels/eigen_core.h"
+#include "kernels/math/cwise_float_functors.h"
 
 namespace af {
 
@@ -41,6 +42,12 @@ class SoftmaxOp : public OpKernel {
         y -= std::log(y.exp().sum());  // Eigen's vectorized exp
       } else {
         y = (x - max).exp();
+        // Masked (-inf) and far-below-max logits must give exactly 0, which
+        // Eigen's clamped exp does not (see functor::kVectorExpExactBound).
+        for (int64_t i = 0; i < depth; ++i) {
+          const T shifted = x[i] - max;
+          if (!(std::abs(shifted) <= functor::kVectorExpExactBound<T>)) y[i] = std::exp(shifted);
+        }
         y *= T(1) / y.sum();
       }
     }
