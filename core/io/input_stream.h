@@ -37,7 +37,8 @@ class InputStream {
   // than the stream actually holds.
   Status ReadAppend(size_t n, std::string* out, size_t* got);
   // Skips up to `n` bytes; `*skipped < n` only at the end of the stream.
-  Status Skip(uint64_t n, uint64_t* skipped);
+  // Reads and discards; a plain file seeks instead.
+  virtual Status Skip(uint64_t n, uint64_t* skipped);
 
  protected:
   explicit InputStream(std::string path) : path_(std::move(path)) {}

@@ -16,7 +16,10 @@ namespace af {
 
 class RecordStreamReader {
  public:
-  explicit RecordStreamReader(std::unique_ptr<InputStream> in) : in_(std::move(in)) {}
+  // `offset`: where `in` already stands in the file (a reader resumed from a
+  // checkpoint), so that offset() and messages count from the file's start.
+  explicit RecordStreamReader(std::unique_ptr<InputStream> in, uint64_t offset = 0)
+      : in_(std::move(in)), offset_(offset) {}
   static Status Open(const std::string& path, Compression compression,
                      std::unique_ptr<RecordStreamReader>* out);
 

@@ -244,25 +244,25 @@ REGISTER_OP("ReaderSerializeState")
     .Input("reader_handle: Ref(string)")
     .Output("state: string")
     .SetShapeFn(TwoElementVectorAndScalarOutputs)
-    .Doc("The reader's state as a string (UNIMPLEMENTED for every reader so far).");
+    .Doc("The reader's counters and position as a string (kernels/io/reader_state.h).");
 
 REGISTER_OP("ReaderSerializeStateV2")
     .Input("reader_handle: resource")
     .Output("state: string")
     .SetShapeFn(ScalarInputsAndOutputs)
-    .Doc("The reader's state as a string (UNIMPLEMENTED for every reader so far).");
+    .Doc("The reader's counters and position as a string (kernels/io/reader_state.h).");
 
 REGISTER_OP("ReaderRestoreState")
     .Input("reader_handle: Ref(string)")
     .Input("state: string")
     .SetShapeFn([](InferenceContext* c) { return RestoreStateShape(c, false); })
-    .Doc("Restores a serialized state (UNIMPLEMENTED for every reader so far).");
+    .Doc("Continues where a state from ReaderSerializeState was taken.");
 
 REGISTER_OP("ReaderRestoreStateV2")
     .Input("reader_handle: resource")
     .Input("state: string")
     .SetShapeFn([](InferenceContext* c) { return RestoreStateShape(c, true); })
-    .Doc("Restores a serialized state (UNIMPLEMENTED for every reader so far).");
+    .Doc("Continues where a state from ReaderSerializeState was taken.");
 
 REGISTER_OP("ReaderReset")
     .Input("reader_handle: Ref(string)")

@@ -3,7 +3,9 @@
 // so records are back to back), for every record that ends before the last
 // footer_bytes. Leftover bytes too few for a record are skipped, as in
 // TensorFlow. Key "<file>:<record number>". With encoding "ZLIB"/"GZIP" the
-// offsets count decompressed bytes.
+// offsets count decompressed bytes. Its saved state holds the record number
+// k; a restore skips to header_bytes + k * hop and checks that the records
+// already read are still in the file.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -11,6 +13,7 @@
 #include "core/io/input_stream.h"
 #include "core/kernel_registry.h"
 #include "kernels/io/reader_kernel.h"
+#include "kernels/io/reader_state.h"
 
 namespace af {
 namespace {
@@ -61,7 +64,61 @@ class FixedLengthRecordReader : public ReaderBase {
     return ReaderBase::ResetLocked();
   }
 
+  bool SupportsState() const override { return true; }
+  std::string StateOptions() const override {
+    return "header_bytes=" + std::to_string(layout_.header) +
+           ",record_bytes=" + std::to_string(layout_.record) +
+           ",footer_bytes=" + std::to_string(layout_.footer) +
+           ",hop_bytes=" + std::to_string(layout_.hop) +
+           ",encoding=" + CompressionName(layout_.compression);
+  }
+  Status SavePositionLocked(ReaderPosition* position) override {
+    if (in_ == nullptr) return errors::Internal(name(), ": no open file to save");
+    position->record_index = record_number_;
+    // For people reading the state; a restore computes it from the index.
+    position->byte_offset = static_cast<uint64_t>(layout_.header) + record_number_ * Step();
+    return Status::OK();
+  }
+  Status RestorePositionLocked(const std::string& work, const ReaderPosition& position) override {
+    // Record k starts at header + k * step; the k records read before must
+    // all be there, footer included.
+    const uint64_t k = position.record_index, step = Step();
+    const uint64_t header = static_cast<uint64_t>(layout_.header);
+    if (k > (uint64_t{1} << 62) / step)
+      return errors::InvalidArgument("record number ", k, " is out of range");
+    const uint64_t start = header + k * step;
+    uint64_t read_end = 0;
+    if (k > 0)
+      read_end = start - step + static_cast<uint64_t>(layout_.record) +
+                 static_cast<uint64_t>(layout_.footer);
+    std::unique_ptr<InputStream> in;
+    AF_RETURN_IF_ERROR(OpenInputStream(work, layout_.compression, &in));
+    uint64_t skipped = 0;
+    AF_RETURN_IF_ERROR(in->Skip(start, &skipped));
+    if (skipped < start && skipped < read_end)
+      return CutBeforeSavedOffset(work, skipped, read_end);
+    // When the last record read (or its footer) reaches past the next
+    // record's start, those bytes are read now, so that a cut file is found
+    // here; they start the buffer.
+    std::string buf;
+    if (skipped == start && read_end > start) {
+      size_t got = 0;
+      AF_RETURN_IF_ERROR(in->ReadAppend(static_cast<size_t>(read_end - start), &buf, &got));
+      if (got < read_end - start) return CutBeforeSavedOffset(work, start + got, read_end);
+    }
+    ClearFile();
+    in_ = std::move(in);
+    buf_ = std::move(buf);
+    record_number_ = k;
+    eof_ = skipped < start;  // a hop past the end: no record follows
+    return Status::OK();
+  }
+
  private:
+  uint64_t Step() const {
+    return static_cast<uint64_t>(layout_.hop > 0 ? layout_.hop : layout_.record);
+  }
+
   void ClearFile() {
     in_.reset();
     buf_.clear();

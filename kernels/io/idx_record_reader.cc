@@ -9,6 +9,10 @@
 // IDX layout: magic 00 00 <type> <number of dims>, then one big-endian
 // uint32 per dim, then the data. A bad magic, a short header, missing items
 // or bytes after the last item are DATA_LOSS naming the file.
+//
+// Its saved state holds the index of the next item; a restore reads the
+// header again and skips to the item (gzipped files are inflated from the
+// start).
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -17,6 +21,7 @@
 #include "core/io/input_stream.h"
 #include "core/kernel_registry.h"
 #include "kernels/io/reader_kernel.h"
+#include "kernels/io/reader_state.h"
 
 namespace af {
 namespace {
@@ -49,7 +54,9 @@ class IdxRecordReader : public ReaderBase {
   Status OnWorkStartedLocked() override {
     ClearFile();
     AF_RETURN_IF_ERROR(OpenMaybeGzipped(current_work(), &in_));
-    return ReadHeader();
+    AF_RETURN_IF_ERROR(ReadHeader(in_.get(), &items_, &item_bytes_));
+    header_bytes_ = in_->position();
+    return Status::OK();
   }
   Status OnWorkFinishedLocked() override {
     ClearFile();
@@ -68,20 +75,49 @@ class IdxRecordReader : public ReaderBase {
     return ReaderBase::ResetLocked();
   }
 
+  bool SupportsState() const override { return true; }
+  Status SavePositionLocked(ReaderPosition* position) override {
+    if (in_ == nullptr) return errors::Internal(name(), ": no open file to save");
+    position->record_index = index_;
+    position->byte_offset = header_bytes_ + index_ * item_bytes_;  // for people reading it
+    return Status::OK();
+  }
+  Status RestorePositionLocked(const std::string& work, const ReaderPosition& position) override {
+    std::unique_ptr<InputStream> in;
+    AF_RETURN_IF_ERROR(OpenMaybeGzipped(work, &in));
+    uint64_t items = 0, item_bytes = 0;
+    AF_RETURN_IF_ERROR(ReadHeader(in.get(), &items, &item_bytes));
+    const uint64_t index = position.record_index;
+    if (index > items)
+      return errors::InvalidArgument(work, " holds ", items, " IDX items, the state is at item ",
+                                     index, ": the file changed after the state was saved");
+    const uint64_t header_bytes = in->position();
+    AF_RETURN_IF_ERROR(SkipToSavedOffset(in.get(), header_bytes + index * item_bytes));
+    ClearFile();
+    in_ = std::move(in);
+    items_ = items;
+    item_bytes_ = item_bytes;
+    header_bytes_ = header_bytes;
+    index_ = index;
+    return Status::OK();
+  }
+
  private:
   void ClearFile() {
     in_.reset();
     items_ = 0;
     item_bytes_ = 0;
+    header_bytes_ = 0;
     index_ = 0;
     failed_ = Status::OK();
   }
 
-  Status ReadHeader() {
-    const std::string& file = current_work();
+  // Reads the header of `in`, a fresh stream.
+  Status ReadHeader(InputStream* in, uint64_t* items, uint64_t* item_bytes) {
+    const std::string& file = in->path();
     unsigned char magic[4];
     size_t got = 0;
-    AF_RETURN_IF_ERROR(in_->Read(reinterpret_cast<char*>(magic), 4, &got));
+    AF_RETURN_IF_ERROR(in->Read(reinterpret_cast<char*>(magic), 4, &got));
     if (got < 4) return errors::DataLoss(file, ": truncated IDX header (", got, " bytes)");
     const int element_size = IdxElementSize(magic[2]);
     const int dims = magic[3];
@@ -93,14 +129,14 @@ class IdxRecordReader : public ReaderBase {
                               "IDX type and rank)");
     }
     unsigned char sizes[255 * 4];
-    AF_RETURN_IF_ERROR(in_->Read(reinterpret_cast<char*>(sizes), 4 * dims, &got));
+    AF_RETURN_IF_ERROR(in->Read(reinterpret_cast<char*>(sizes), 4 * dims, &got));
     if (got < static_cast<size_t>(4 * dims))
       return errors::DataLoss(file, ": truncated IDX header (", dims, " dimensions announced)");
-    items_ = BigEndian32(sizes);
-    item_bytes_ = static_cast<uint64_t>(element_size);
+    *items = BigEndian32(sizes);
+    *item_bytes = static_cast<uint64_t>(element_size);
     for (int d = 1; d < dims; ++d) {
-      item_bytes_ *= BigEndian32(sizes + 4 * d);
-      if (item_bytes_ > kMaxItemBytes)
+      *item_bytes *= BigEndian32(sizes + 4 * d);
+      if (*item_bytes > kMaxItemBytes)
         return errors::DataLoss(file, ": IDX items over ", kMaxItemBytes, " bytes");
     }
     return Status::OK();
@@ -130,6 +166,7 @@ class IdxRecordReader : public ReaderBase {
 
   std::unique_ptr<InputStream> in_;
   uint64_t items_ = 0, item_bytes_ = 0, index_ = 0;
+  uint64_t header_bytes_ = 0;  // magic and dimension sizes
   Status failed_;
 };
 

@@ -49,6 +49,83 @@ Status ReaderBase::ResetLocked() {
   return Status::OK();
 }
 
+Status ReaderBase::SavePositionLocked(ReaderPosition*) {
+  return errors::Unimplemented(name_, " does not support serializing its state");
+}
+
+Status ReaderBase::RestorePositionLocked(const std::string&, const ReaderPosition&) {
+  return errors::Unimplemented(name_, " does not support restoring its state");
+}
+
+Status ReaderBase::SerializeState(std::string* out) {
+  if (!SupportsState())
+    return errors::Unimplemented(name_, " does not support serializing its state");
+  ReaderState state;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    state.reader_type = format_;
+    state.options = StateOptions();
+    state.work_started = work_started_;
+    state.work_finished = work_finished_;
+    state.num_records_produced = num_records_produced_;
+    if (work_in_progress_) {
+      state.current_work = work_;
+      AF_RETURN_IF_ERROR(SavePositionLocked(&state.position));
+    }
+  }
+  *out = EncodeReaderState(state);
+  return Status::OK();
+}
+
+Status ReaderBase::RestoreState(const std::string& bytes) {
+  if (!SupportsState())
+    return errors::Unimplemented(name_, " does not support restoring its state");
+  ReaderState state;
+  AF_RETURN_IF_ERROR(DecodeReaderState(bytes, &state).WithContext(name_));
+  if (state.reader_type != format_)
+    return errors::InvalidArgument(name_, ": the state was saved by a ", state.reader_type,
+                                   ", not a ", format_);
+  const std::string options = StateOptions();
+  if (state.options != options)
+    return errors::InvalidArgument(name_, ": the state was saved by a reader with options '",
+                                   state.options, "', this one has '", options, "'");
+  // The restore takes a turn on the request list like a read, so no read
+  // runs inside it; a read already in flight may be waiting on the queue
+  // for a unit that would replace the restored one, so that is refused
+  // rather than waited for (the wait could be forever).
+  {
+    std::lock_guard<std::mutex> lock(requests_mu_);
+    if (busy_)
+      return errors::FailedPrecondition(name_,
+                                        ": cannot restore the state while a read is in progress");
+    busy_ = true;
+  }
+  Status status = RestoreClaimed(state);
+  if (std::shared_ptr<Request> next = NextTurn()) {
+    Ref();  // as ReadAsync does for the first read of a turn
+    Process(next);
+  }
+  return status;
+}
+
+Status ReaderBase::RestoreClaimed(const ReaderState& state) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state.work_in_progress()) {
+    Status s = RestorePositionLocked(state.current_work, state.position);
+    if (errors::IsNotFound(s)) s = errors::InvalidArgument(s.message());
+    AF_RETURN_IF_ERROR(s.WithContext(name_ + ": cannot resume " + state.current_work +
+                                     " at the saved position"));
+  } else {
+    AF_RETURN_IF_ERROR(ResetLocked());  // drops the format's unit
+  }
+  work_ = state.current_work;
+  work_in_progress_ = state.work_in_progress();
+  work_started_ = state.work_started;
+  work_finished_ = state.work_finished;
+  num_records_produced_ = state.num_records_produced;
+  return Status::OK();
+}
+
 std::string ReaderBase::Key(uint64_t index) const {
   std::string key = work_;
   key += ':';
@@ -183,17 +260,19 @@ void ReaderBase::StartWork(const std::shared_ptr<Request>& request, const Status
   Process(request);
 }
 
-void ReaderBase::Finish(const std::shared_ptr<Request>& request, const Status& status) {
-  std::shared_ptr<Request> next;
-  {
-    std::lock_guard<std::mutex> lock(requests_mu_);
-    if (waiting_.empty()) {
-      busy_ = false;
-    } else {
-      next = std::move(waiting_.front());
-      waiting_.pop_front();
-    }
+std::shared_ptr<ReaderBase::Request> ReaderBase::NextTurn() {
+  std::lock_guard<std::mutex> lock(requests_mu_);
+  if (waiting_.empty()) {
+    busy_ = false;
+    return nullptr;
   }
+  std::shared_ptr<Request> next = std::move(waiting_.front());
+  waiting_.pop_front();
+  return next;
+}
+
+void ReaderBase::Finish(const std::shared_ptr<Request>& request, const Status& status) {
+  std::shared_ptr<Request> next = NextTurn();
   ReadCallback done = std::move(request->done);
   if (status.ok()) {
     done(status, std::move(request->keys), std::move(request->values));

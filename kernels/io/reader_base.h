@@ -8,6 +8,10 @@
 // callback (on the device's pool when a runner is given). Concurrent reads of
 // one reader run one at a time, in arrival order, so each record goes to
 // exactly one read.
+//
+// Checkpoints (ReaderSerializeState / ReaderRestoreState) save the counters
+// and the position inside the current unit (kernels/io/reader_state.h); a
+// format opts in by overriding the state hooks.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +25,7 @@
 #include "core/queue_interface.h"
 #include "core/resource_mgr.h"
 #include "core/status.h"
+#include "kernels/io/reader_state.h"
 
 namespace af {
 
@@ -51,6 +56,18 @@ class ReaderBase : public ResourceBase {
   // Back to the initial state: no work unit, counters zero.
   Status Reset();
 
+  // The counters and the position inside the current unit, taken between
+  // two records. UNIMPLEMENTED for a format without state.
+  Status SerializeState(std::string* state);
+  // Makes the reader continue where the state was taken: reopens its work
+  // unit at the saved position. INVALID_ARGUMENT for a state that is not a
+  // reader state, is damaged, comes from another reader type or options, or
+  // names a file that is gone; DATA_LOSS for a file now shorter than the
+  // saved position; FAILED_PRECONDITION while a read is in flight or queued
+  // (it would take a unit after the restored one). On error the reader is
+  // unchanged.
+  Status RestoreState(const std::string& state);
+
   const std::string& name() const { return name_; }
   const std::string& format() const { return format_; }
   std::string DebugString() const override;
@@ -72,6 +89,18 @@ class ReaderBase : public ResourceBase {
   // Drop per-unit state; overrides call the base.
   virtual Status ResetLocked();
 
+  // State hooks. A format with state returns true from SupportsState and
+  // implements the two position hooks, called with the mutex held.
+  virtual bool SupportsState() const { return false; }
+  // The options that give a saved position its meaning (compression, record
+  // layout): a state restores only into a reader with the same.
+  virtual std::string StateOptions() const { return std::string(); }
+  // Where the reader is in current_work(); only while a unit is in progress.
+  virtual Status SavePositionLocked(ReaderPosition* position);
+  // Reopens `work` at `position` as the unit in progress. Must validate
+  // before it changes anything: on error the reader stays as it was.
+  virtual Status RestorePositionLocked(const std::string& work, const ReaderPosition& position);
+
   const std::string& current_work() const { return work_; }
   // TensorFlow's key convention: "<work unit>:<index>".
   std::string Key(uint64_t index) const;
@@ -83,6 +112,10 @@ class ReaderBase : public ResourceBase {
   void StartWork(const std::shared_ptr<Request>& request, const Status& dequeued,
                  QueueInterface::Tuple tuple);
   void Finish(const std::shared_ptr<Request>& request, const Status& status);
+  // Ends a turn (a read or a restore) on the request list: the next queued
+  // read or nothing.
+  std::shared_ptr<Request> NextTurn();
+  Status RestoreClaimed(const ReaderState& state);
 
   const std::string name_, format_;
 
@@ -93,7 +126,7 @@ class ReaderBase : public ResourceBase {
   int64_t work_started_ = 0;
   int64_t work_finished_ = 0;
 
-  std::mutex requests_mu_;  // serializes reads
+  std::mutex requests_mu_;  // serializes reads, and restores with them
   bool busy_ = false;
   std::deque<std::shared_ptr<Request>> waiting_;
 };

@@ -1,7 +1,7 @@
 // Kernels of the ops that use a reader: ReaderRead(V2), ReaderReadUpTo(V2)
 // (async: they wait on the filename queue without holding a thread), the
-// counters, ReaderReset(V2), the state ops (no reader supports them yet,
-// UNIMPLEMENTED as in TensorFlow's base reader) and ReadFile.
+// counters, ReaderReset(V2), the state ops ReaderSerializeState(V2) and
+// ReaderRestoreState(V2) (format: kernels/io/reader_state.h) and ReadFile.
 #include <limits>
 #include <memory>
 #include <string>
@@ -106,14 +106,30 @@ class ReaderResetOp : public OpKernel {
   }
 };
 
-class ReaderStateOp : public OpKernel {
+class ReaderSerializeStateOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     ResourceRef<ReaderBase> reader;
     OP_REQUIRES_OK(ctx, LookupReader(ctx, 0, &reader));
-    ctx->SetStatus(ctx->NodeError(errors::Unimplemented(
-        reader->name(), " does not support serializing or restoring its state")));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape{}, &out));
+    OP_REQUIRES_OK(ctx, ctx->NodeError(reader->SerializeState(&out->scalar<std::string>())));
+  }
+};
+
+class ReaderRestoreStateOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    ResourceRef<ReaderBase> reader;
+    OP_REQUIRES_OK(ctx, LookupReader(ctx, 0, &reader));
+    const Tensor& state = ctx->input(1);
+    OP_REQUIRES(ctx, state.dtype() == DT_STRING && state.dims() == 0,
+                ctx->NodeError(errors::InvalidArgument("state must be a string scalar, got ",
+                                                       DataTypeString(state.dtype()), " ",
+                                                       state.shape().DebugString())));
+    OP_REQUIRES_OK(ctx, ctx->NodeError(reader->RestoreState(state.scalar<std::string>())));
   }
 };
 
@@ -149,8 +165,9 @@ AF_REGISTER_BOTH("ReaderReadUpTo", ReaderReadOp, true);
 AF_REGISTER_BOTH("ReaderNumRecordsProduced", ReaderCounterOp, false);
 AF_REGISTER_BOTH("ReaderNumWorkUnitsCompleted", ReaderCounterOp, false);
 AF_REGISTER_BOTH("ReaderReset", ReaderResetOp, false);
-AF_REGISTER_BOTH("ReaderSerializeState", ReaderStateOp, false);
-AF_REGISTER_BOTH("ReaderRestoreState", ReaderStateOp, false);
+AF_REGISTER_BOTH("ReaderSerializeState", ReaderSerializeStateOp, false);
+// A restore reopens a file and may inflate it up to the saved position.
+AF_REGISTER_BOTH("ReaderRestoreState", ReaderRestoreStateOp, true);
 #undef AF_REGISTER_BOTH
 
 REGISTER_KERNEL_BUILDER(KernelDefBuilder("ReadFile").Device(DEVICE_CPU).Expensive(), ReadFileOp);

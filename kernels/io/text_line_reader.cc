@@ -1,7 +1,9 @@
 // TextLineReader(V2): one record per line, split at '\n' with a trailing
 // '\r' dropped; the last line needs no newline. skip_header_lines lines are
 // skipped at the start of every file. Key "<file>:<line number>", counting
-// from 1 and including the skipped lines, as TensorFlow does.
+// from 1 and including the skipped lines, as TensorFlow does. Its saved
+// state holds the line number and the byte offset of the next line; a
+// restore seeks there and checks that a line ends just before it.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -9,6 +11,7 @@
 #include "core/io/input_stream.h"
 #include "core/kernel_registry.h"
 #include "kernels/io/reader_kernel.h"
+#include "kernels/io/reader_state.h"
 
 namespace af {
 namespace {
@@ -52,6 +55,45 @@ class TextLineReader : public ReaderBase {
   Status ResetLocked() override {
     ClearFile();
     return ReaderBase::ResetLocked();
+  }
+
+  bool SupportsState() const override { return true; }
+  Status SavePositionLocked(ReaderPosition* position) override {
+    if (in_ == nullptr) return errors::Internal(name(), ": no open file to save");
+    position->record_index = line_number_;
+    position->byte_offset = in_->position() - (buf_.size() - pos_);  // the unread bytes
+    return Status::OK();
+  }
+  Status RestorePositionLocked(const std::string& work, const ReaderPosition& position) override {
+    const uint64_t offset = position.byte_offset;
+    if (offset > 0 && position.record_index == 0)
+      return errors::InvalidArgument("the state is at byte ", offset, " but before line 1");
+    std::unique_ptr<InputStream> in;
+    AF_RETURN_IF_ERROR(OpenInputStream(work, Compression::kNone, &in));
+    bool at_end = false;
+    if (offset > 0) {
+      // The byte before the position must end a line, unless the position
+      // is the end of a file whose last line has no newline.
+      AF_RETURN_IF_ERROR(SkipToSavedOffset(in.get(), offset - 1));
+      char before = 0;
+      size_t got = 0;
+      AF_RETURN_IF_ERROR(in->Read(&before, 1, &got));
+      if (got == 0) return CutBeforeSavedOffset(work, offset - 1, offset);
+      if (before != '\n') {
+        char after = 0;
+        AF_RETURN_IF_ERROR(in->Read(&after, 1, &got));
+        if (got != 0)
+          return errors::InvalidArgument(work, ": byte ", offset,
+                                         " does not start a line: the file changed after the "
+                                         "state was saved");
+        at_end = true;
+      }
+    }
+    ClearFile();
+    in_ = std::move(in);
+    line_number_ = position.record_index;
+    eof_ = at_end;
+    return Status::OK();
   }
 
  private:

@@ -1,6 +1,9 @@
 // TFRecordReader(V2): one record per TFRecord frame, both CRCs checked;
 // key "<file>:<offset of the record>" as TensorFlow writes it. Corruption or
 // truncation is DATA_LOSS naming the file and the record's offset.
+// Its saved state holds the offset of the next record; a restore reopens the
+// file and skips to it (plain files seek; compressed ones are inflated from
+// the start, since the inflater cannot seek).
 #include <memory>
 #include <string>
 
@@ -8,6 +11,7 @@
 #include "core/io/record_stream_reader.h"
 #include "core/kernel_registry.h"
 #include "kernels/io/reader_kernel.h"
+#include "kernels/io/reader_state.h"
 
 namespace af {
 namespace {
@@ -41,6 +45,23 @@ class TFRecordReader : public ReaderBase {
   Status ResetLocked() override {
     records_.reset();
     return ReaderBase::ResetLocked();
+  }
+
+  bool SupportsState() const override { return true; }
+  std::string StateOptions() const override {
+    return std::string("compression_type=") + CompressionName(compression_);
+  }
+  Status SavePositionLocked(ReaderPosition* position) override {
+    if (records_ == nullptr) return errors::Internal(name(), ": no open file to save");
+    position->byte_offset = records_->offset();
+    return Status::OK();
+  }
+  Status RestorePositionLocked(const std::string& work, const ReaderPosition& position) override {
+    std::unique_ptr<InputStream> in;
+    AF_RETURN_IF_ERROR(OpenInputStream(work, compression_, &in));
+    AF_RETURN_IF_ERROR(SkipToSavedOffset(in.get(), position.byte_offset));
+    records_ = std::make_unique<RecordStreamReader>(std::move(in), position.byte_offset);
+    return Status::OK();
   }
 
  private:

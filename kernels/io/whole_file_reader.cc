@@ -1,6 +1,8 @@
 // WholeFileReader(V2): one record per file, key = the filename, value = its
 // contents. IdentityReader(V2): one record per work string, key = value =
-// the string. Both finish their work unit with their one record.
+// the string. Both finish their work unit with their one record, so their
+// saved state is the counters (and a unit whose read failed, which the next
+// read after a restore tries again).
 #include <limits>
 #include <memory>
 #include <string>
@@ -8,6 +10,7 @@
 #include "core/io/input_stream.h"
 #include "core/kernel_registry.h"
 #include "kernels/io/reader_kernel.h"
+#include "kernels/io/reader_state.h"
 
 namespace af {
 namespace {
@@ -30,6 +33,12 @@ class WholeFileReader : public ReaderBase {
     *at_end = true;
     return Status::OK();
   }
+
+  bool SupportsState() const override { return true; }
+  Status SavePositionLocked(ReaderPosition*) override { return Status::OK(); }
+  Status RestorePositionLocked(const std::string&, const ReaderPosition&) override {
+    return Status::OK();
+  }
 };
 
 class IdentityReader : public ReaderBase {
@@ -44,6 +53,12 @@ class IdentityReader : public ReaderBase {
     *value = current_work();
     *produced = true;
     *at_end = true;
+    return Status::OK();
+  }
+
+  bool SupportsState() const override { return true; }
+  Status SavePositionLocked(ReaderPosition*) override { return Status::OK(); }
+  Status RestorePositionLocked(const std::string&, const ReaderPosition&) override {
     return Status::OK();
   }
 };

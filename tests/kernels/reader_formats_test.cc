@@ -26,7 +26,7 @@ using Strings = std::vector<std::string>;
 BOOST_AUTO_TEST_SUITE(reader_formats)
 
 BOOST_AUTO_TEST_CASE(fixed_length_header_footer_and_keys) {
-  ScratchDir dir;
+  ReaderScratchDir dir;
   const std::string a = dir.File("a.bin"), b = dir.File("b.bin");
   WriteFile(a, "HH" "abc" "def" "ghi" "F");   // 3 records
   WriteFile(b, "HH" "jkl" "mn" "F");          // 1 record, then 2 leftover bytes (skipped, as TF)
@@ -45,7 +45,7 @@ BOOST_AUTO_TEST_CASE(fixed_length_header_footer_and_keys) {
 }
 
 BOOST_AUTO_TEST_CASE(fixed_length_hop_overlapping_and_gapped) {
-  ScratchDir dir;
+  ReaderScratchDir dir;
   const std::string f = dir.File("digits");
   WriteFile(f, "0123456");
   {
@@ -82,7 +82,7 @@ BOOST_AUTO_TEST_CASE(fixed_length_hop_overlapping_and_gapped) {
 }
 
 BOOST_AUTO_TEST_CASE(fixed_length_compressed_encodings) {
-  ScratchDir dir;
+  ReaderScratchDir dir;
   // Records long enough to cross the reader's internal chunks.
   std::string body = "hdr";
   std::vector<std::string> expected;
@@ -119,7 +119,7 @@ BOOST_AUTO_TEST_CASE(fixed_length_bad_attrs) {
 }
 
 BOOST_AUTO_TEST_CASE(text_lines_skip_header_crlf_and_no_trailing_newline) {
-  ScratchDir dir;
+  ReaderScratchDir dir;
   const std::string a = dir.File("a.csv"), b = dir.File("b.csv"), c = dir.File("c.csv");
   WriteFile(a, "name,value\r\nx,1\r\n\r\ny,2");  // CRLF, an empty line, no final newline
   WriteFile(b, "header only\n");
@@ -138,7 +138,7 @@ BOOST_AUTO_TEST_CASE(text_lines_skip_header_crlf_and_no_trailing_newline) {
 }
 
 BOOST_AUTO_TEST_CASE(text_lines_longer_than_the_read_buffer) {
-  ScratchDir dir;
+  ReaderScratchDir dir;
   const std::string f = dir.File("long.txt");
   const std::string long_line(200000, 'q');
   WriteFile(f, "short\n" + long_line + "\nend\n");
@@ -151,7 +151,7 @@ BOOST_AUTO_TEST_CASE(text_lines_longer_than_the_read_buffer) {
 }
 
 BOOST_AUTO_TEST_CASE(whole_file_and_identity_readers) {
-  ScratchDir dir;
+  ReaderScratchDir dir;
   const std::string a = dir.File("a"), b = dir.File("b");
   WriteFile(a, std::string("bin\0ary", 7));
   WriteFile(b, "");
@@ -177,7 +177,7 @@ BOOST_AUTO_TEST_CASE(whole_file_and_identity_readers) {
 }
 
 BOOST_AUTO_TEST_CASE(read_file_op) {
-  ScratchDir dir;
+  ReaderScratchDir dir;
   const std::string f = dir.File("contents");
   WriteFile(f, "all of it");
   auto out = RunKernel("ReadFile", {Tensor::Scalar<std::string>(f)});

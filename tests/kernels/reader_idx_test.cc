@@ -46,7 +46,7 @@ bool Mentions(const Status& s, const std::string& text) {
 BOOST_AUTO_TEST_SUITE(reader_idx)
 
 BOOST_AUTO_TEST_CASE(gzipped_image_and_label_pair) {
-  ScratchDir dir;
+  ReaderScratchDir dir;
   const uint32_t n = 5, rows = 28, cols = 28;
   const std::string images = dir.File("train-images-idx3-ubyte.gz");
   const std::string labels = dir.File("train-labels-idx1-ubyte.gz");
@@ -90,7 +90,7 @@ BOOST_AUTO_TEST_CASE(gzipped_image_and_label_pair) {
 }
 
 BOOST_AUTO_TEST_CASE(plain_and_gzip_detected_by_magic) {
-  ScratchDir dir;
+  ReaderScratchDir dir;
   const std::string plain = dir.File("labels-idx1-ubyte");
   const std::string gzip_no_suffix = dir.File("labels-compressed");
   WriteFile(plain, Labels({4, 2}));
@@ -107,7 +107,7 @@ BOOST_AUTO_TEST_CASE(plain_and_gzip_detected_by_magic) {
 }
 
 BOOST_AUTO_TEST_CASE(damaged_files_are_data_loss_naming_the_file) {
-  ScratchDir dir;
+  ReaderScratchDir dir;
   const std::string good_images = Images(3, 4, 4);
   struct Case {
     std::string name, contents;

@@ -22,28 +22,21 @@
 #include "core/resource_mgr.h"
 #include "tests/kernels/op_test_util.h"
 
+#include "tests/temp_dir_test_util.h"
+
 namespace af::test {
 
 inline ResourceMgr* ReaderTestResourceMgr() {
   return ResourceMgrForDevice(TestCpuDevice().name());
 }
 
-// A directory under the system temp dir, removed with the object.
-class ScratchDir {
+// A scratch directory for reader files (tests/temp_dir_test_util.h). Its
+// own name: tests/core's checkpoint ScratchDir is linked into the same
+// binary, and two classes of one name break the one-definition rule.
+class ReaderScratchDir : public testing::TempDir {
  public:
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "af_reader_XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data()) != nullptr ? pattern : std::string();
-    BOOST_REQUIRE(!path_.empty());
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
+  ReaderScratchDir() : testing::TempDir("af_reader") {}
+  std::string File(const std::string& name) const { return path() + "/" + name; }
 };
 
 inline void WriteFile(const std::string& path, const std::string& contents) {

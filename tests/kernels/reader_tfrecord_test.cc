@@ -34,7 +34,7 @@ bool Mentions(const Status& s, const std::string& text) {
 BOOST_AUTO_TEST_SUITE(reader_tfrecord)
 
 BOOST_AUTO_TEST_CASE(plain_zlib_and_gzip_files) {
-  ScratchDir dir;
+  ReaderScratchDir dir;
   const std::string data = Framed(kPayloads);
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"", data}, {"ZLIB", Compress(data, false)}, {"GZIP", Compress(data, true)}};
@@ -60,7 +60,7 @@ BOOST_AUTO_TEST_CASE(plain_zlib_and_gzip_files) {
 }
 
 BOOST_AUTO_TEST_CASE(flipped_payload_byte_is_data_loss_naming_file_and_offset) {
-  ScratchDir dir;
+  ReaderScratchDir dir;
   std::string data = Framed(kPayloads);
   const uint64_t third = OffsetOf(2);
   data[third + 12 + 500] ^= 0x01;  // inside the third payload
@@ -81,7 +81,7 @@ BOOST_AUTO_TEST_CASE(flipped_payload_byte_is_data_loss_naming_file_and_offset) {
 }
 
 BOOST_AUTO_TEST_CASE(bad_length_crc_is_data_loss) {
-  ScratchDir dir;
+  ReaderScratchDir dir;
   std::string data = Framed(kPayloads);
   data[OffsetOf(1) + 9] ^= 0x40;  // the length's CRC of the second record
   const std::string f = dir.File("length.tfrecord");
@@ -98,7 +98,7 @@ BOOST_AUTO_TEST_CASE(bad_length_crc_is_data_loss) {
 }
 
 BOOST_AUTO_TEST_CASE(truncated_files_are_data_loss) {
-  ScratchDir dir;
+  ReaderScratchDir dir;
   const std::string data = Framed(kPayloads);
   // Cut inside the last payload, and inside the last header.
   for (size_t cut : {data.size() - 6, static_cast<size_t>(OffsetOf(3) + 5)}) {
@@ -131,7 +131,7 @@ BOOST_AUTO_TEST_CASE(truncated_files_are_data_loss) {
 }
 
 BOOST_AUTO_TEST_CASE(missing_file_fails_one_read_then_the_next_file_is_read) {
-  ScratchDir dir;
+  ReaderScratchDir dir;
   const std::string good = dir.File("good.tfrecord");
   WriteFile(good, Framed({"only"}));
   QueueFixture queue({dir.File("missing.tfrecord"), good});
@@ -155,7 +155,7 @@ BOOST_AUTO_TEST_CASE(unknown_compression_type_is_invalid) {
 
 // The TF1 ops pass Ref(string) [container, name] handles.
 BOOST_AUTO_TEST_CASE(tf1_reader_with_ref_handles) {
-  ScratchDir dir;
+  ReaderScratchDir dir;
   const std::string f = dir.File("tf1.tfrecord");
   WriteFile(f, Framed({"a", "b"}));
   QueueFixture queue({f});
