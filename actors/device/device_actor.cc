@@ -106,11 +106,21 @@ device_actor::behavior_type DeviceBehavior(DevicePointer self, DeviceActorOption
         std::shared_ptr<RegisteredPartition> partition;
         Status s = BuildPartition(self->state.device, self->state.kernel_segment.get(), bytes,
                                   &response, &partition);
-        if (s.ok()) self->state.partitions[handle] = std::move(partition);
+        if (s.ok()) {
+          if (options.local_partitions) {
+            options.local_partitions->Add(
+                handle, LocalPartition{partition, partition->executor.get(),
+                                       self->state.resource_manager});
+          }
+          self->state.partitions[handle] = std::move(partition);
+        }
         response.status = wire::ToWire(s);
         return response;
       },
-      [=](dereg_atom, int64_t handle) { self->state.partitions.erase(handle); },
+      [=](dereg_atom, int64_t handle) {
+        if (options.local_partitions) options.local_partitions->Remove(handle);
+        self->state.partitions.erase(handle);
+      },
       [=](run_part_atom, const std::shared_ptr<StepContext>& step, int32_t slot, int64_t handle) {
         auto it = self->state.partitions.find(handle);
         if (it == self->state.partitions.end()) {

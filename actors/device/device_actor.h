@@ -7,11 +7,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include <caf/fwd.hpp>
 
 #include "actors/interfaces.h"
+#include "actors/worker/local_partitions.h"
 
 namespace af::actors {
 
@@ -20,6 +22,9 @@ struct DeviceActorOptions {
   std::string type = "CPU";
   int num_threads = 1;  // the device's pool
   uint64_t incarnation = 0;
+  // Where registered executors are published for the in-process session's
+  // client threads (null: nowhere).
+  std::shared_ptr<LocalPartitionTable> local_partitions;
 };
 
 // Spawns a device actor linked to `parent` (its worker), so that they end

@@ -202,14 +202,17 @@ void Close(MasterPointer self) {
     step->waiting.clear();
   }
   st.cache.clear();
+  if (st.local_plans) st.local_plans->Clear();
   for (const WorkerRecord& w : st.workers) {
     if (w.alive) self->send(w.worker.handle, close_sess_atom::value, st.session_id);
   }
 }
 
 master_actor::behavior_type MasterBehavior(MasterPointer self,
-                                           std::vector<MasterWorker> workers) {
+                                           std::vector<MasterWorker> workers,
+                                           std::shared_ptr<LocalPlanCache> local_plans) {
   MasterState& st = self->state;
+  st.local_plans = std::move(local_plans);
   st.session_id = RandomId();
   st.next_step_id = RandomId();
   for (MasterWorker& w : workers) st.workers.push_back(WorkerRecord{std::move(w), {}, true});
@@ -241,8 +244,9 @@ master_actor::behavior_type MasterBehavior(MasterPointer self,
 
 }  // namespace
 
-master_actor SpawnMasterActor(caf::actor_system& system, std::vector<MasterWorker> workers) {
-  return system.spawn(MasterBehavior, std::move(workers));
+master_actor SpawnMasterActor(caf::actor_system& system, std::vector<MasterWorker> workers,
+                              std::shared_ptr<LocalPlanCache> local_plans) {
+  return system.spawn(MasterBehavior, std::move(workers), std::move(local_plans));
 }
 
 }  // namespace af::actors

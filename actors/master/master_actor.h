@@ -5,12 +5,17 @@
 // participating worker with a fresh step id. It never schedules nodes.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <caf/fwd.hpp>
 
 #include "actors/interfaces.h"
+
+namespace af {
+class LocalPlanCache;
+}
 
 namespace af::actors {
 
@@ -20,6 +25,10 @@ struct MasterWorker {
   bool remote = false;  // monitored: its process may die
 };
 
-master_actor SpawnMasterActor(caf::actor_system& system, std::vector<MasterWorker> workers);
+// With `local_plans`, cached steps whose partitions are all on the
+// in-process worker are published there for the client's threads to run
+// (actors/local_step.h).
+master_actor SpawnMasterActor(caf::actor_system& system, std::vector<MasterWorker> workers,
+                              std::shared_ptr<LocalPlanCache> local_plans = nullptr);
 
 }  // namespace af::actors

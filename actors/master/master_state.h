@@ -12,6 +12,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/interfaces.h"
+#include "actors/master/local_plans.h"
 #include "actors/master/master_actor.h"
 #include "graph/cost_model.h"
 #include "graph/graph.h"
@@ -46,9 +47,12 @@ struct CachedStep {
     int worker = -1;
     std::vector<int64_t> handles;
     std::vector<int> num_args;
+    std::vector<int> num_retvals;
     std::vector<FetchRoute> fetches;  // what this group's reply carries
   };
+  std::string key;  // in MasterState::cache
   bool ready = false;
+  int dispatched = 0;  // Runs sent through the workers so far
   std::vector<Group> groups;
   std::vector<FeedRoute> feeds;        // parallel to the signature's feeds
   std::vector<int> fetch_from_feed;    // per fetch: feed index, or -1
@@ -79,6 +83,8 @@ struct MasterState {
 
   std::unordered_map<std::string, std::shared_ptr<CachedStep>> cache;
   std::unordered_map<int64_t, InFlightStep> inflight;
+  // Plans the client's threads may run themselves (null: never publish).
+  std::shared_ptr<LocalPlanCache> local_plans;
   static inline const char* name = "af.master";
 };
 

@@ -13,17 +13,31 @@ namespace {
 
 using Clock = Completion::Clock;
 
-// Feeds, fetches and targets in the caller's order, so that a cached plan's
-// feed and fetch positions line up with the call's without remapping.
-// Separators cannot occur in node names.
 std::string CacheKey(const RunCall& call) {
-  std::string key;
-  for (const auto& feed : call.feeds) key.append(feed.first).push_back('\x1f');
-  key.push_back('\x1e');
-  for (const auto& fetch : call.fetches) key.append(fetch).push_back('\x1f');
-  key.push_back('\x1e');
-  for (const auto& target : call.targets) key.append(target).push_back('\x1f');
-  return key;
+  return StepCacheKey(call.feeds, call.fetches, call.targets);
+}
+
+// The measured runs (a partition's 2nd and 3rd, see the device actor) and
+// the first go through the workers; later ones may run on the client's
+// thread.
+constexpr int kMessagePathRuns = 3;
+
+// Publishes `step` for the client's threads when all its partitions are on
+// the in-process worker.
+void MaybePublishLocal(MasterState& st, const CachedStep& step) {
+  if (!st.local_plans || step.groups.size() != 1) return;
+  const CachedStep::Group& g = step.groups[0];
+  if (st.workers[g.worker].worker.remote || g.num_retvals.size() != g.handles.size()) return;
+  auto plan = std::make_shared<LocalPlan>();
+  for (size_t p = 0; p < g.handles.size(); ++p)
+    plan->partitions.push_back(LocalPlan::Partition{g.handles[p], g.num_args[p], g.num_retvals[p]});
+  for (const FeedRoute& route : step.feeds)
+    plan->feeds.push_back(LocalPlan::Place{route.group < 0 ? -1 : route.partition, route.arg});
+  plan->fetches.resize(step.fetch_from_feed.size());
+  for (const FetchRoute& route : g.fetches)
+    plan->fetches[route.fetch] = LocalPlan::Place{route.partition, route.retval};
+  plan->fetch_from_feed = step.fetch_from_feed;
+  st.local_plans->Publish(step.key, std::move(plan));
 }
 
 std::string_view NodeOf(std::string_view tensor) {
@@ -104,6 +118,7 @@ Status PrepareStep(MasterState& st, const RunCall& call, const StepPlan& plan,
     (*partition_pos)[p] = static_cast<int>(g.handles.size());
     g.handles.push_back(0);
     g.num_args.push_back(plan.partitions[p].num_args);
+    g.num_retvals.push_back(0);
   }
   if (plan.feeds.size() != call.feeds.size() || plan.fetches.size() != call.fetches.size()) {
     return errors::Internal("Run: the plan maps ", plan.feeds.size(), " feeds and ",
@@ -221,6 +236,7 @@ void BuildAndRegister(MasterPointer self, const std::string& key,
   }
   if (!s.ok()) return call->Finish(s);
   auto step = std::make_shared<CachedStep>();
+  step->key = key;
   std::vector<int> partition_group, partition_pos;
   s = PrepareStep(st, *call, plan, step.get(), &partition_group, &partition_pos);
   if (!s.ok()) return call->Finish(s);
@@ -259,6 +275,7 @@ void BuildAndRegister(MasterPointer self, const std::string& key,
               Status rs = wire::FromWire(response.status);
               if (rs.ok()) {
                 step->groups[group].handles[pos] = response.handle;
+                step->groups[group].num_retvals[pos] = response.num_retvals;
                 if (response.num_args != step->groups[group].num_args[pos]) {
                   rs = errors::Internal("Run: worker counted ", response.num_args,
                                         " _Arg nodes in a partition planned with ",
@@ -370,6 +387,7 @@ void Dispatch(MasterPointer self, const std::shared_ptr<CachedStep>& step,
           wire::kMaxMessageBytes, ")"));
     }
   }
+  if (++step->dispatched == kMessagePathRuns) MaybePublishLocal(st, *step);
   const caf::duration timeout = TimeLeft(*call);
   InFlightStep& flight = st.inflight[step_id];
   flight.call = std::move(call);

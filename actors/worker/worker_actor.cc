@@ -332,12 +332,14 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
     device.name = CanonicalDeviceName(options.job, options.replica, options.task, "CPU", i);
     device.num_threads = threads;
     device.incarnation = NewIncarnation();
+    device.local_partitions = options.local_partitions;
     st.devices.push_back(wire::DeviceInfo{device.name, device.type, device.incarnation});
     st.device_actors.push_back(SpawnDeviceActor(self, device));
     st.container_actors.push_back(SpawnContainerActor(self, device.name));
     names->push_back(device.name);
   }
   st.local_names = std::move(names);
+  if (options.local_partitions) options.local_partitions->set_local_devices(st.local_names);
   self->set_down_handler([=](caf::down_msg& down) {
     std::vector<int64_t> orphaned;
     for (const auto& [id, session] : self->state.sessions) {

@@ -5,11 +5,13 @@
 // cleans up steps.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include <caf/fwd.hpp>
 
 #include "actors/interfaces.h"
+#include "actors/worker/local_partitions.h"
 
 namespace af::actors {
 
@@ -19,6 +21,9 @@ struct WorkerOptions {
   int task = 0;
   int num_cpu_devices = 1;
   int threads_per_device = 0;  // 0: the cores shared among the devices
+  // The in-process session's table of registered executors, which its
+  // client threads read (actors/local_step.h); null for a server's worker.
+  std::shared_ptr<LocalPartitionTable> local_partitions;
 };
 
 worker_actor SpawnWorkerActor(caf::actor_system& system, const WorkerOptions& options);
