@@ -51,6 +51,9 @@ int main(int argc, char** argv) {
   std::printf("],\"train_loss\":[");
   for (size_t i = 0; i < report.epoch_loss.size(); ++i)
     std::printf("%s%.4f", i ? "," : "", report.epoch_loss[i]);
+  std::printf("],\"rss_mib\":[");
+  for (size_t i = 0; i < report.epoch_rss_mib.size(); ++i)
+    std::printf("%s%.1f", i ? "," : "", report.epoch_rss_mib[i]);
   std::printf("]}\n");
   return 0;
 }

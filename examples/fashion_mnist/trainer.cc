@@ -1,5 +1,7 @@
 #include "examples/fashion_mnist/trainer.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -101,6 +103,16 @@ Status BuildGraph(const Scope& root, const Options& o, int epochs_left, int64_t 
   }
   g->epoch_summary = ops::MergeSummary(summaries, per_epoch);
   return root.status();
+}
+
+// Resident memory of this process, from /proc (0 where unavailable).
+double ResidentMiB() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  long pages = 0, resident = 0;
+  const int got = std::fscanf(f, "%ld %ld", &pages, &resident);
+  std::fclose(f);
+  return got == 2 ? static_cast<double>(resident) * sysconf(_SC_PAGESIZE) / (1 << 20) : 0;
 }
 
 // Fraction of the test set the model classifies correctly, fed in batches
@@ -225,9 +237,11 @@ Status Train(const Options& o, TrainReport* report) {
       loss_sum = 0;
       loss_count = 0;
       ++epoch;
-      char line[160];
-      std::snprintf(line, sizeof line, "epoch %d/%d: train loss %.4f, test accuracy %.4f", epoch,
-                    o.epochs, report->epoch_loss.back(), accuracy);
+      report->epoch_rss_mib.push_back(ResidentMiB());
+      char line[200];
+      std::snprintf(line, sizeof line,
+                    "epoch %d/%d: train loss %.4f, test accuracy %.4f, resident %.0f MiB", epoch,
+                    o.epochs, report->epoch_loss.back(), accuracy, report->epoch_rss_mib.back());
       progress.Print(line);
       if (writer) {
         (void)writer->AddScalar("test_accuracy", static_cast<float>(accuracy), step);

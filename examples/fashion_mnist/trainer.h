@@ -18,6 +18,7 @@ struct TrainReport {
   double examples_per_second = 0;
   std::vector<double> epoch_loss;      // mean training loss per epoch
   std::vector<double> test_accuracy;   // after each epoch
+  std::vector<double> epoch_rss_mib;   // resident memory after each epoch's evaluation
   int first_epoch = 0;                 // > 0 when resumed
 };
 
