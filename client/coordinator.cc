@@ -10,7 +10,12 @@ Coordinator::Coordinator() : Coordinator(std::set<Code>{Code::OUT_OF_RANGE}) {}
 Coordinator::Coordinator(std::set<Code> clean_stop_errors)
     : clean_stop_errors_(std::move(clean_stop_errors)) {}
 
-Coordinator::~Coordinator() = default;
+Coordinator::~Coordinator() {
+  RequestStop();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (RunnerInterface* runner : runners_) runner->OnCoordinatorGone();
+  runners_.clear();
+}
 
 void Coordinator::RegisterRunner(RunnerInterface* runner) {
   std::lock_guard<std::mutex> lock(mu_);

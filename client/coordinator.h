@@ -30,6 +30,9 @@ class RunnerInterface {
   // coordinator's lock held, so it must only signal (never block, never
   // call the coordinator).
   virtual void OnStopRequested() = 0;
+  // The coordinator is being destroyed: forget it (called with its lock
+  // held, like OnStopRequested). A runner may outlive its coordinator.
+  virtual void OnCoordinatorGone() {}
   // Waits until the runner's threads are done; false if `deadline` passed
   // first.
   virtual bool WaitUntilDone(Clock::time_point deadline) = 0;
@@ -49,9 +52,9 @@ class Coordinator {
   Coordinator(const Coordinator&) = delete;
   Coordinator& operator=(const Coordinator&) = delete;
 
-  // A runner to stop and join (not owned: it must outlive the coordinator
-  // or unregister itself first). Registering after a stop request tells the
-  // runner to stop at once.
+  // A runner to stop and join (not owned). Registering after a stop request
+  // tells the runner to stop at once. Destroying the coordinator asks its
+  // runners to stop and makes them forget it, so either may go first.
   void RegisterRunner(RunnerInterface* runner);
   void UnregisterRunner(RunnerInterface* runner);
 

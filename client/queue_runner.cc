@@ -171,6 +171,11 @@ void QueueRunner::StopWatcher() {
 
 void QueueRunner::RequestStop() { OnStopRequested(); }
 
+void QueueRunner::OnCoordinatorGone() {
+  std::lock_guard<std::mutex> lock(mu_);
+  coordinator_ = nullptr;
+}
+
 void QueueRunner::OnStopRequested() {
   std::lock_guard<std::mutex> lock(mu_);
   stop_requested_ = true;

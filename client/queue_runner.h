@@ -70,6 +70,7 @@ class QueueRunner : public RunnerInterface {
 
   // RunnerInterface
   void OnStopRequested() override;
+  void OnCoordinatorGone() override;
   bool WaitUntilDone(Clock::time_point deadline) override;
   Status status() const override;
 

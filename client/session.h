@@ -50,7 +50,9 @@ struct RunOptions {
   // records the step's software trace (every node's start, end, device and
   // thread, and the Send/Recv pairs) into RunMetadata::step_stats; there is
   // no hardware trace yet.
-  enum TraceLevel { NO_TRACE = 0, SOFTWARE_TRACE = 1, HARDWARE_TRACE = 2, FULL_TRACE = 3 };
+  // A fixed underlying type: any int may arrive (as in the proto), and the
+  // range check below must not be undefined behaviour.
+  enum TraceLevel : int { NO_TRACE = 0, SOFTWARE_TRACE = 1, HARDWARE_TRACE = 2, FULL_TRACE = 3 };
   TraceLevel trace_level = NO_TRACE;
 };
 
