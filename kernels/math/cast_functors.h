@@ -13,6 +13,7 @@
 //   mantissa bits (rounds toward zero) instead of rounding to nearest.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -43,20 +44,18 @@ auto Bits(T v) {
   if constexpr (kIsHalfLike<T>) {
     return v.bits;
   } else {
-    std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t> b;
-    std::memcpy(&b, &v, sizeof(T));
-    return b;
+    return std::bit_cast<std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>>(v);
   }
 }
 template <typename T, typename B>
 T FromBits(B b) {
-  T v;
   if constexpr (kIsHalfLike<T>) {
+    T v;
     v.bits = static_cast<uint16_t>(b);
+    return v;
   } else {
-    std::memcpy(&v, &b, sizeof(T));
+    return std::bit_cast<T>(b);
   }
-  return v;
 }
 
 // Half and bfloat16 compute as float; other types stay as they are.
@@ -98,11 +97,19 @@ Src TruncateMantissa(Src v) {
   if constexpr (drop <= 0) {
     return v;
   } else {
-    const auto widened = Widen(v);
-    if (widened != widened) return v;
+    // All in integers, NaN test included: GCC 12 at -O1/-O2 dropped the mask
+    // when a floating-point NaN test chose between the value and its masked
+    // bits (the AND was still in its GIMPLE and gone from the machine code),
+    // so Truncate casts rounded instead of truncating in -O2 builds.
     using B = decltype(Bits(v));
+    const B all = static_cast<B>(~B{0});
+    const B sign = static_cast<B>(all ^ static_cast<B>(all >> 1));
+    const B mantissa = static_cast<B>((B{1} << MantissaBits<Src>()) - 1);
+    const B exponent = static_cast<B>(all & ~sign & ~mantissa);
     const B mask = static_cast<B>(~((B{1} << drop) - 1));
-    return FromBits<Src>(static_cast<B>(Bits(v) & mask));
+    const B bits = Bits(v);
+    const bool is_nan = static_cast<B>(bits & ~sign) > exponent;
+    return FromBits<Src>(is_nan ? bits : static_cast<B>(bits & mask));
   }
 }
 
