@@ -19,7 +19,7 @@
 #include "client/input_producer.h"
 #include "client/standard_ops.h"
 #include "client/variables.h"
-#include "core/io/record_writer.h"
+#include "tests/record_file_test_util.h"
 
 namespace af {
 namespace {
@@ -53,16 +53,8 @@ class ScratchDir {
 
 std::string Gzip(const std::string& data) { return testing::Deflate(data, /*gzip=*/true); }
 
-std::string TFRecords(const std::vector<std::string>& payloads) {
-  std::string out;
-  for (const auto& p : payloads) AppendRecord(p, &out);
-  return out;
-}
-
-void PutBigEndian32(uint32_t v, std::string* out) {
-  for (int shift = 24; shift >= 0; shift -= 8)
-    out->push_back(static_cast<char>((v >> shift) & 0xff));
-}
+using testing::PutBigEndian32;
+using testing::TFRecords;
 
 // Runs `fetches` until the input ends; returns the status that ended it.
 Status RunUntilEnd(const ClientSession& session, const std::vector<Output>& fetches,

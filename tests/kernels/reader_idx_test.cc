@@ -8,14 +8,12 @@
 #include <vector>
 
 #include "tests/kernels/reader_test_util.h"
+#include "tests/record_file_test_util.h"
 
 namespace af::test {
 namespace {
 
-void PutBigEndian32(uint32_t v, std::string* out) {
-  for (int shift = 24; shift >= 0; shift -= 8)
-    out->push_back(static_cast<char>((v >> shift) & 0xff));
-}
+using testing::PutBigEndian32;
 
 // An idx3-ubyte file of `n` rows x cols images; pixel (i, r, c) = i*31 + r*7 + c.
 std::string Images(uint32_t n, uint32_t rows, uint32_t cols) {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/record_writer.h"
+#include "tests/record_file_test_util.h"
 #include "tests/kernels/reader_state_test_util.h"
 
 namespace af::test {
@@ -118,16 +118,8 @@ void CheckStateAfterEveryRecord(const Format& format) {
   }
 }
 
-std::string Framed(const std::vector<std::string>& payloads) {
-  std::string out;
-  for (const auto& p : payloads) AppendRecord(p, &out);
-  return out;
-}
-
-void PutBigEndian32(uint32_t v, std::string* out) {
-  for (int shift = 24; shift >= 0; shift -= 8)
-    out->push_back(static_cast<char>((v >> shift) & 0xff));
-}
+using testing::PutBigEndian32;
+using testing::TFRecords;
 
 // An IDX file of `n` items of `item_dims` unsigned bytes each (idx1 when
 // item_dims is empty); byte j of item i is i*13 + j.
@@ -150,8 +142,8 @@ BOOST_AUTO_TEST_SUITE(reader_state)
 BOOST_AUTO_TEST_CASE(tfrecord_plain_zlib_and_gzip) {
   ReaderScratchDir dir;
   // A record longer than the inflater's chunks, and an empty one.
-  const std::string one = Framed({"a0", "", std::string(70000, 'y'), "a3"});
-  const std::string two = Framed({"b0", "b1"});
+  const std::string one = TFRecords({"a0", "", std::string(70000, 'y'), "a3"});
+  const std::string two = TFRecords({"b0", "b1"});
   for (const std::string compression : {"", "ZLIB", "GZIP"}) {
     Format format{"TFRecordReaderV2 '" + compression + "'", "TFRecordReaderV2",
                   [compression](ReaderFixture* r) { r->Attr("compression_type", compression); },
@@ -259,7 +251,7 @@ BOOST_AUTO_TEST_CASE(state_between_units_drops_the_current_unit) {
 BOOST_AUTO_TEST_CASE(tf1_ops_with_ref_handles) {
   ReaderScratchDir dir;
   const std::string f = dir.File("tf1.tfrecord");
-  WriteFile(f, Framed({"r0", "r1", "r2"}));
+  WriteFile(f, TFRecords({"r0", "r1", "r2"}));
   QueueFixture queue({f});
   ReaderFixture reader("TFRecordReader", "tf1");
   AF_REQUIRE_OK(reader.Make());
