@@ -64,7 +64,6 @@ class FixedLengthRecordReader : public ReaderBase {
     return ReaderBase::ResetLocked();
   }
 
-  bool SupportsState() const override { return true; }
   std::string StateOptions() const override {
     return "header_bytes=" + std::to_string(layout_.header) +
            ",record_bytes=" + std::to_string(layout_.record) +

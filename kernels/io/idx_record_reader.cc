@@ -75,7 +75,6 @@ class IdxRecordReader : public ReaderBase {
     return ReaderBase::ResetLocked();
   }
 
-  bool SupportsState() const override { return true; }
   Status SavePositionLocked(ReaderPosition* position) override {
     if (in_ == nullptr) return errors::Internal(name(), ": no open file to save");
     position->record_index = index_;

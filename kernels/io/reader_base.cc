@@ -49,17 +49,7 @@ Status ReaderBase::ResetLocked() {
   return Status::OK();
 }
 
-Status ReaderBase::SavePositionLocked(ReaderPosition*) {
-  return errors::Unimplemented(name_, " does not support serializing its state");
-}
-
-Status ReaderBase::RestorePositionLocked(const std::string&, const ReaderPosition&) {
-  return errors::Unimplemented(name_, " does not support restoring its state");
-}
-
 Status ReaderBase::SerializeState(std::string* out) {
-  if (!SupportsState())
-    return errors::Unimplemented(name_, " does not support serializing its state");
   ReaderState state;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -78,8 +68,6 @@ Status ReaderBase::SerializeState(std::string* out) {
 }
 
 Status ReaderBase::RestoreState(const std::string& bytes) {
-  if (!SupportsState())
-    return errors::Unimplemented(name_, " does not support restoring its state");
   ReaderState state;
   AF_RETURN_IF_ERROR(DecodeReaderState(bytes, &state).WithContext(name_));
   if (state.reader_type != format_)

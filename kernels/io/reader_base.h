@@ -57,7 +57,7 @@ class ReaderBase : public ResourceBase {
   Status Reset();
 
   // The counters and the position inside the current unit, taken between
-  // two records. UNIMPLEMENTED for a format without state.
+  // two records.
   Status SerializeState(std::string* state);
   // Makes the reader continue where the state was taken: reopens its work
   // unit at the saved position. INVALID_ARGUMENT for a state that is not a
@@ -89,17 +89,17 @@ class ReaderBase : public ResourceBase {
   // Drop per-unit state; overrides call the base.
   virtual Status ResetLocked();
 
-  // State hooks. A format with state returns true from SupportsState and
-  // implements the two position hooks, called with the mutex held.
-  virtual bool SupportsState() const { return false; }
+  // State hooks, called with the mutex held. Every format says what its
+  // position inside a unit is (nothing, for one record per unit).
   // The options that give a saved position its meaning (compression, record
   // layout): a state restores only into a reader with the same.
   virtual std::string StateOptions() const { return std::string(); }
   // Where the reader is in current_work(); only while a unit is in progress.
-  virtual Status SavePositionLocked(ReaderPosition* position);
+  virtual Status SavePositionLocked(ReaderPosition* position) = 0;
   // Reopens `work` at `position` as the unit in progress. Must validate
   // before it changes anything: on error the reader stays as it was.
-  virtual Status RestorePositionLocked(const std::string& work, const ReaderPosition& position);
+  virtual Status RestorePositionLocked(const std::string& work,
+                                       const ReaderPosition& position) = 0;
 
   const std::string& current_work() const { return work_; }
   // TensorFlow's key convention: "<work unit>:<index>".

@@ -57,7 +57,6 @@ class TextLineReader : public ReaderBase {
     return ReaderBase::ResetLocked();
   }
 
-  bool SupportsState() const override { return true; }
   Status SavePositionLocked(ReaderPosition* position) override {
     if (in_ == nullptr) return errors::Internal(name(), ": no open file to save");
     position->record_index = line_number_;

@@ -47,7 +47,6 @@ class TFRecordReader : public ReaderBase {
     return ReaderBase::ResetLocked();
   }
 
-  bool SupportsState() const override { return true; }
   std::string StateOptions() const override {
     return std::string("compression_type=") + CompressionName(compression_);
   }

@@ -34,7 +34,6 @@ class WholeFileReader : public ReaderBase {
     return Status::OK();
   }
 
-  bool SupportsState() const override { return true; }
   Status SavePositionLocked(ReaderPosition*) override { return Status::OK(); }
   Status RestorePositionLocked(const std::string&, const ReaderPosition&) override {
     return Status::OK();
@@ -56,7 +55,6 @@ class IdentityReader : public ReaderBase {
     return Status::OK();
   }
 
-  bool SupportsState() const override { return true; }
   Status SavePositionLocked(ReaderPosition*) override { return Status::OK(); }
   Status RestorePositionLocked(const std::string&, const ReaderPosition&) override {
     return Status::OK();

@@ -43,10 +43,11 @@ class SoftmaxOp : public OpKernel {
       } else {
         y = (x - max).exp();
         // Masked (-inf) and far-below-max logits must give exactly 0, which
-        // Eigen's clamped exp does not (see functor::kVectorExpExactBound).
+        // Eigen's clamped exp does not: the Exp kernel's repair, per lane.
+        using Exp = functor::Exp<T>;
         for (int64_t i = 0; i < depth; ++i) {
           const T shifted = x[i] - max;
-          if (!(std::abs(shifted) <= functor::kVectorExpExactBound<T>)) y[i] = std::exp(shifted);
+          if (!Exp::VectorExact(shifted)) y[i] = Exp()(shifted);
         }
         y *= T(1) / y.sum();
       }
