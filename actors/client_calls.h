@@ -13,6 +13,7 @@
 
 #include "actors/completion.h"
 #include "core/resource_mgr.h"
+#include "core/session_stats.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "proto/graph.pb.h"
@@ -64,6 +65,10 @@ struct ContainerCall : ClientCall {
   bool list = false;                    // else reset `containers`
   std::vector<std::string> containers;  // empty: the default container
   std::vector<ContainerListing> listing;  // result of a list
+};
+
+struct StatsCall : ClientCall {
+  SessionStats stats;  // result
 };
 
 }  // namespace af

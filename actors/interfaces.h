@@ -44,6 +44,7 @@ using close_atom = caf::atom_constant<caf::atom("afclose")>;
 using reset_atom = caf::atom_constant<caf::atom("afreset")>;
 using list_cont_atom = caf::atom_constant<caf::atom("aflistcont")>;
 using containers_atom = caf::atom_constant<caf::atom("afconts")>;
+using stats_atom = caf::atom_constant<caf::atom("afstats")>;
 
 // A worker of the session and the devices it owns.
 struct PeerWorker {
@@ -101,7 +102,8 @@ using master_actor = caf::typed_actor<caf::reacts_to<init_atom, std::shared_ptr<
                                       caf::reacts_to<run_atom, std::shared_ptr<RunCall>>,
                                       caf::reacts_to<close_atom, std::shared_ptr<CloseCall>>,
                                       caf::reacts_to<containers_atom,
-                                                     std::shared_ptr<ContainerCall>>>;
+                                                     std::shared_ptr<ContainerCall>>,
+                                      caf::reacts_to<stats_atom, std::shared_ptr<StatsCall>>>;
 
 // Registers every message type that crosses processes. Must run before the
 // actor_system is constructed.
@@ -142,3 +144,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<af::ExtendCall>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<af::RunCall>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<af::CloseCall>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<af::ContainerCall>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<af::StatsCall>)

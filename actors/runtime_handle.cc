@@ -212,6 +212,16 @@ Status RuntimeHandle::ListContainers(std::vector<ContainerListing>* out,
   return s;
 }
 
+Status RuntimeHandle::GetStats(SessionStats* out, Clock::time_point deadline) {
+  if (!impl_->BeginCall()) return errors::FailedPrecondition("GetStats: the session is closed");
+  auto call = std::make_shared<StatsCall>();
+  call->deadline = deadline;
+  Status s = impl_->Call(actors::stats_atom::value, call, "GetStats");
+  if (s.ok()) *out = call->stats;
+  impl_->EndCall();
+  return s;
+}
+
 Status RuntimeHandle::Close(Clock::time_point deadline) {
   {
     std::lock_guard<std::mutex> lock(impl_->mu);

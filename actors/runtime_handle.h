@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/resource_mgr.h"
+#include "core/session_stats.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "proto/graph.pb.h"
@@ -52,6 +53,7 @@ class RuntimeHandle {
   // every worker; lists what the containers hold.
   Status ResetContainers(const std::vector<std::string>& containers, Clock::time_point deadline);
   Status ListContainers(std::vector<ContainerListing>* out, Clock::time_point deadline);
+  Status GetStats(SessionStats* out, Clock::time_point deadline);
   // Cancels running steps, closes the session on every worker and stops
   // the actors. Later calls fail with FAILED_PRECONDITION.
   Status Close(Clock::time_point deadline);

@@ -88,6 +88,11 @@ Status Session::Reset(const std::vector<std::string>& containers) {
   return runtime_->ResetContainers(containers, Deadline(options_.default_timeout_ms));
 }
 
+Status Session::GetStats(SessionStats* out) {
+  if (out == nullptr) return errors::InvalidArgument("GetStats: out must not be null");
+  return runtime_->GetStats(out, Deadline(options_.default_timeout_ms));
+}
+
 Status Session::ListContainers(std::vector<ContainerListing>* out) {
   if (out == nullptr) return errors::InvalidArgument("ListContainers: out must not be null");
   return runtime_->ListContainers(out, Deadline(options_.default_timeout_ms));

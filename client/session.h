@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/resource_mgr.h"
+#include "core/session_stats.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "proto/graph.pb.h"
@@ -103,6 +104,9 @@ class Session {
   // What every device's containers hold (device, container, resource
   // names), for diagnostics.
   Status ListContainers(std::vector<ContainerListing>* out);
+  // What the session's master holds (graph, cached step plans); a
+  // long-running job's should stop growing once every kind of step ran.
+  Status GetStats(SessionStats* out);
 
   // Ends running steps (CANCELLED) and frees the session's state on every
   // worker. Later calls fail with FAILED_PRECONDITION.

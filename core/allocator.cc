@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include <malloc.h>
-
 namespace af {
 
 Allocator::~Allocator() = default;
@@ -44,11 +42,26 @@ void CountingAllocatorBase::RecordFree(size_t bytes) {
   in_use_.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed);
 }
 
+namespace {
+constexpr size_t kPageBytes = 4096;
+// Below this much cached memory, freed blocks are always kept.
+constexpr size_t kMinCacheLimit = size_t{64} << 20;
+}  // namespace
+
+CpuAllocator::CpuAllocator()
+    : small_(std::make_unique<SmallBlockPool>()),
+      cache_(std::make_unique<BufferCache>(kMinCacheLimit)) {}
+
 void* CpuAllocator::AllocateRaw(size_t alignment, size_t bytes) {
   alignment = std::max(alignment, kDefaultAlignment);
-  // aligned_alloc needs a size that is a multiple of the alignment.
-  const size_t rounded = (std::max<size_t>(bytes, 1) + alignment - 1) / alignment * alignment;
-  void* p = std::aligned_alloc(alignment, rounded);
+  void* p = nullptr;
+  if (bytes > SmallBlockPool::kMaxBytes) {
+    if (alignment > kPageBytes) return nullptr;
+    p = cache_->Allocate(bytes);
+  } else {
+    if (alignment > SmallBlockPool::kBlockAlignment) return nullptr;
+    p = small_->Allocate(bytes);
+  }
   if (p != nullptr) RecordAlloc(bytes);
   return p;
 }
@@ -56,27 +69,23 @@ void* CpuAllocator::AllocateRaw(size_t alignment, size_t bytes) {
 void CpuAllocator::DeallocateRaw(void* ptr, size_t bytes) {
   if (ptr == nullptr) return;
   RecordFree(bytes);
-  std::free(ptr);
+  if (bytes > SmallBlockPool::kMaxBytes) {
+    cache_->Deallocate(ptr, bytes, CountingAllocatorBase::GetStats().peak_bytes_in_use);
+  } else {
+    small_->Deallocate(ptr, bytes);
+  }
 }
 
-namespace {
-// A training step frees and reallocates the same multi-megabyte
-// activations every step. With glibc's defaults those come from mmap and
-// go back to the kernel on free, so every step pays page faults on fresh
-// zeroed pages (a tenth of the CNN step's time). Keeping freed memory in
-// the heap makes steady-state steps allocation-fault free; peak memory is
-// unchanged, only its return to the kernel is deferred.
-void KeepFreedTensorMemory() {
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's maximum on 64-bit
-  mallopt(M_TRIM_THRESHOLD, 32 << 20);
+AllocatorStats CpuAllocator::GetStats() const {
+  AllocatorStats s = CountingAllocatorBase::GetStats();
+  s.bytes_cached = cache_->cached_bytes() + small_->free_bytes();
+  return s;
 }
-}  // namespace
+
+void CpuAllocator::ReleaseCached() { cache_->Release(); }
 
 Allocator* GetCpuAllocator() {
-  static CpuAllocator* const allocator = [] {
-    KeepFreedTensorMemory();
-    return new CpuAllocator();
-  }();
+  static CpuAllocator* const allocator = new CpuAllocator();
   return allocator;
 }
 

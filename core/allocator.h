@@ -5,7 +5,11 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "core/buffer_cache.h"
+#include "core/small_block_pool.h"
 
 namespace af {
 
@@ -14,6 +18,8 @@ struct AllocatorStats {
   int64_t bytes_in_use = 0;
   int64_t peak_bytes_in_use = 0;
   int64_t largest_alloc_size = 0;
+  // Freed bytes the allocator keeps for reuse (not in use, still resident).
+  int64_t bytes_cached = 0;
 };
 
 class Allocator {
@@ -48,11 +54,23 @@ class CountingAllocatorBase : public Allocator {
   std::atomic<int64_t> largest_{0};
 };
 
+// Tensor memory stays out of malloc's heap, where long-lived queue elements
+// and per-step garbage fragment each other: buffers up to 4 KiB come from a
+// SmallBlockPool, larger ones from a BufferCache. Alignments above 64 bytes
+// (small) or a page (large) are refused (nullptr).
 class CpuAllocator final : public CountingAllocatorBase {
  public:
+  CpuAllocator();
   std::string Name() const override { return "cpu"; }
   void* AllocateRaw(size_t alignment, size_t bytes) override;
   void DeallocateRaw(void* ptr, size_t bytes) override;
+  AllocatorStats GetStats() const override;
+  // Returns the cached free buffers to the kernel.
+  void ReleaseCached();
+
+ private:
+  std::unique_ptr<SmallBlockPool> small_;
+  std::unique_ptr<BufferCache> cache_;
 };
 
 // The process-wide CPU allocator (never destroyed).

@@ -31,4 +31,9 @@ void LocalPlanCache::Clear() {
   old.swap(plans_);
 }
 
+int64_t LocalPlanCache::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int64_t>(plans_.size());
+}
+
 }  // namespace af

@@ -46,6 +46,7 @@ class LocalPlanCache {
   void Publish(const std::string& key, std::shared_ptr<const LocalPlan> plan);
   std::shared_ptr<const LocalPlan> Find(const std::string& key) const;
   void Clear();
+  int64_t size() const;
 
  private:
   mutable std::mutex mu_;

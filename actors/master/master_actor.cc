@@ -239,6 +239,14 @@ master_actor::behavior_type MasterBehavior(MasterPointer self,
         call->Finish(Status::OK());
       },
       [=](containers_atom, const std::shared_ptr<ContainerCall>& call) { Containers(self, call); },
+      [=](stats_atom, const std::shared_ptr<StatsCall>& call) {
+        const MasterState& st = self->state;
+        call->stats.graph_nodes = st.graph.node_size();
+        call->stats.cached_steps = static_cast<int64_t>(st.cache.size());
+        call->stats.local_plans = st.local_plans ? st.local_plans->size() : 0;
+        call->stats.steps_in_flight = static_cast<int64_t>(st.inflight.size());
+        call->Finish(Status::OK());
+      },
   };
 }
 
