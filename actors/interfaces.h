@@ -45,6 +45,8 @@ using reset_atom = caf::atom_constant<caf::atom("afreset")>;
 using list_cont_atom = caf::atom_constant<caf::atom("aflistcont")>;
 using containers_atom = caf::atom_constant<caf::atom("afconts")>;
 using stats_atom = caf::atom_constant<caf::atom("afstats")>;
+using heartbeat_atom = caf::atom_constant<caf::atom("afbeat")>;
+using watch_atom = caf::atom_constant<caf::atom("afwatch")>;
 
 // A worker of the session and the devices it owns.
 struct PeerWorker {
@@ -57,14 +59,22 @@ struct PeerWorker {
 // that Sends to other processes find their worker.
 struct OpenSession {
   int64_t session_id = 0;
+  uint64_t incarnation = 0;  // of the worker, as the master listed it (0: any)
   caf::actor master;
   std::vector<PeerWorker> peers;
+  // The worker closes the session when the master's heartbeats stop for
+  // this long (0: never; an in-process master cannot hang alone).
+  int64_t master_lost_after_ms = 0;
 };
 
 // One per process (task). Published for remote masters, so every message
 // type here is serializable and registered.
 using worker_actor = caf::typed_actor<
     caf::replies_to<list_dev_atom>::with<std::vector<wire::DeviceInfo>>,
+    // Liveness: a master's periodic probe for one of its sessions (0: none);
+    // the answer is the worker's incarnation, so a restart shows.
+    caf::replies_to<heartbeat_atom, int64_t>::with<uint64_t>,
+    caf::reacts_to<watch_atom>,  // the worker's own check of its masters
     caf::replies_to<open_sess_atom, OpenSession>::with<wire::WireStatus>,
     caf::reacts_to<close_sess_atom, int64_t>,
     caf::replies_to<reg_graph_atom, wire::RegisterGraphRequest>::with<
@@ -103,7 +113,8 @@ using master_actor = caf::typed_actor<caf::reacts_to<init_atom, std::shared_ptr<
                                       caf::reacts_to<close_atom, std::shared_ptr<CloseCall>>,
                                       caf::reacts_to<containers_atom,
                                                      std::shared_ptr<ContainerCall>>,
-                                      caf::reacts_to<stats_atom, std::shared_ptr<StatsCall>>>;
+                                      caf::reacts_to<stats_atom, std::shared_ptr<StatsCall>>,
+                                      caf::reacts_to<heartbeat_atom>>;  // its own tick
 
 // Registers every message type that crosses processes. Must run before the
 // actor_system is constructed.

@@ -142,8 +142,8 @@ template <class F> caf::error Fields(F& f, DeviceInfo& x) {
   return f(caf::meta::type_name("af.DeviceInfo"), x.name, x.type, x.incarnation);
 }
 template <class F> caf::error Fields(F& f, RegisterGraphRequest& x) {
-  return f(caf::meta::type_name("af.RegisterGraphRequest"), x.session_id, x.device,
-           x.graph_def);
+  return f(caf::meta::type_name("af.RegisterGraphRequest"), x.session_id, x.incarnation,
+           x.device, x.graph_def);
 }
 template <class F> caf::error Fields(F& f, RegisterGraphResponse& x) {
   return f(caf::meta::type_name("af.RegisterGraphResponse"), x.status, x.handle, x.num_args,
@@ -153,8 +153,8 @@ template <class F> caf::error Fields(F& f, PartitionCall& x) {
   return f(caf::meta::type_name("af.PartitionCall"), x.handle, x.args);
 }
 template <class F> caf::error Fields(F& f, RunGraphRequest& x) {
-  return f(caf::meta::type_name("af.RunGraphRequest"), x.session_id, x.step_id, x.partitions,
-           x.trace);
+  return f(caf::meta::type_name("af.RunGraphRequest"), x.session_id, x.incarnation, x.step_id,
+           x.partitions, x.trace);
 }
 template <class F> caf::error Fields(F& f, PartitionResult& x) {
   return f(caf::meta::type_name("af.PartitionResult"), x.retvals, x.cost_nodes, x.cost_micros,
@@ -192,7 +192,8 @@ template <class F> caf::error Fields(F& f, PeerWorker& x) {
   return f(caf::meta::type_name("af.PeerWorker"), x.worker, x.devices);
 }
 template <class F> caf::error Fields(F& f, OpenSession& x) {
-  return f(caf::meta::type_name("af.OpenSession"), x.session_id, x.master, x.peers);
+  return f(caf::meta::type_name("af.OpenSession"), x.session_id, x.incarnation, x.master,
+           x.peers, x.master_lost_after_ms);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <algorithm>
 
 #include <caf/actor_system.hpp>
 #include <caf/io/middleman.hpp>
@@ -44,6 +45,75 @@ Status ParseAddress(const std::string& address, std::string* host, uint16_t* por
   }
   *host = address.substr(0, colon);
   *port = static_cast<uint16_t>(value);
+  return Status::OK();
+}
+
+// The startup rendezvous: tasks of a cluster start in any order, so each
+// connection is retried with backoff until the deadline; a failure names
+// every task still missing, its address and the last error.
+Status ConnectToTasks(caf::actor_system& system, const std::vector<RemoteTask>& tasks,
+                      RuntimeHandle::Clock::time_point deadline,
+                      std::vector<worker_actor>* out) {
+  using Clock = RuntimeHandle::Clock;
+  struct Pending {
+    std::string host;
+    uint16_t port = 0;
+    std::string last_error;
+  };
+  std::vector<Pending> pending(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    AF_RETURN_IF_ERROR(ParseAddress(tasks[i].address, &pending[i].host, &pending[i].port));
+  }
+  out->assign(tasks.size(), worker_actor{});
+  const auto start = Clock::now();
+  auto backoff = std::chrono::milliseconds(20);
+  while (true) {
+    size_t missing = 0;
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      if ((*out)[i]) continue;
+      auto remote = system.middleman().remote_actor<worker_actor>(pending[i].host, pending[i].port);
+      if (remote) {
+        (*out)[i] = std::move(*remote);
+      } else {
+        pending[i].last_error = system.render(remote.error());
+        ++missing;
+      }
+    }
+    if (missing == 0) return Status::OK();
+    const auto now = Clock::now();
+    if (now >= deadline) break;
+    std::this_thread::sleep_for(std::min<Clock::duration>(backoff, deadline - now));
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
+  }
+  const double waited = std::chrono::duration<double>(Clock::now() - start).count();
+  std::string missing;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if ((*out)[i]) continue;
+    if (!missing.empty()) missing += "; ";
+    missing += "waiting for " + (tasks[i].task.empty() ? "worker" : tasks[i].task) + " at " +
+               tasks[i].address + ": " + pending[i].last_error;
+  }
+  out->clear();
+  return errors::Unavailable("Session: the cluster was not ready after ",
+                             static_cast<int>(waited * 10) / 10.0, " s: ", missing);
+}
+
+// A cluster spec names the task at each address; a server started with
+// another job or task there is a misconfiguration, not a device to use.
+Status CheckTasks(const std::vector<RemoteTask>& tasks, const std::vector<DeviceAttributes>& devices) {
+  for (const RemoteTask& task : tasks) {
+    if (task.task.empty()) continue;
+    const std::string prefix = task.task + "/device:";
+    const bool found = std::any_of(devices.begin(), devices.end(), [&](const DeviceAttributes& d) {
+      return d.name.compare(0, prefix.size(), prefix) == 0;
+    });
+    if (!found) {
+      return errors::InvalidArgument("Session: the cluster spec puts ", task.task, " at ",
+                                     task.address,
+                                     ", but the server there offers other devices (started "
+                                     "with another --job or --task?)");
+    }
+  }
   return Status::OK();
 }
 
@@ -119,32 +189,36 @@ Status RuntimeHandle::Create(const RuntimeOptions& options, std::unique_ptr<Runt
   local.local_partitions = impl->local_partitions;
   impl->local_worker = actors::SpawnWorkerActor(system, local);
   workers.push_back(actors::MasterWorker{impl->local_worker, "local", false});
-  for (const std::string& address : options.remote_workers) {
-    std::string host;
-    uint16_t port = 0;
-    Status s = ParseAddress(address, &host, &port);
-    if (!s.ok()) {
-      impl->StopActors();
-      return s;
-    }
-    auto remote = system.middleman().remote_actor<worker_actor>(host, port);
-    if (!remote) {
-      impl->StopActors();
-      return errors::Unavailable("Session: cannot reach worker ", address, ": ",
-                                 system.render(remote.error()));
-    }
-    workers.push_back(actors::MasterWorker{std::move(*remote), address, true});
+  std::vector<worker_actor> remotes;
+  Status s = ConnectToTasks(system, options.remote_tasks, Clock::now() + options.setup_timeout,
+                            &remotes);
+  if (!s.ok()) {
+    impl->StopActors();
+    return s;
   }
-  impl->master = actors::SpawnMasterActor(system, std::move(workers), impl->local_plans);
+  for (size_t i = 0; i < remotes.size(); ++i) {
+    workers.push_back(
+        actors::MasterWorker{std::move(remotes[i]), options.remote_tasks[i].address, true});
+  }
+  actors::HealthCheckOptions health;
+  health.interval = options.heartbeat_interval;
+  health.lost_after = options.worker_lost_after;
+  impl->master =
+      actors::SpawnMasterActor(system, std::move(workers), impl->local_plans, health);
 
   auto call = std::make_shared<InitCall>();
   call->deadline = Clock::now() + options.setup_timeout;
-  Status s = impl->Call(actors::init_atom::value, call, "Session");
+  s = impl->Call(actors::init_atom::value, call, "Session");
   if (!s.ok()) {
     impl->StopActors();
     return s;
   }
   impl->devices = std::move(call->devices);
+  s = CheckTasks(options.remote_tasks, impl->devices);
+  if (!s.ok()) {
+    RuntimeHandle doomed(std::move(impl));  // closes the sessions it opened
+    return s;
+  }
   out->reset(new RuntimeHandle(std::move(impl)));
   return Status::OK();
 }

@@ -20,13 +20,25 @@
 
 namespace af {
 
+// A worker process the session needs: its address and, when a cluster
+// spec named it, the task it must be ("/job:ps/replica:0/task:1").
+struct RemoteTask {
+  std::string address;  // "host:port"
+  std::string task;     // empty: whatever task serves there
+};
+
 struct RuntimeOptions {
   int num_cpu_devices = 1;     // local devices /job:localhost/replica:0/task:0/device:CPU:i
   int threads_per_device = 0;  // 0: the machine's cores shared among the devices
-  // Worker processes ("host:port", started with `actorflow server`).
-  std::vector<std::string> remote_workers;
-  // Bound on connecting and on discovering the workers' devices.
+  // Worker processes (started with `actorflow server`).
+  std::vector<RemoteTask> remote_tasks;
+  // Bound on the startup rendezvous: connecting to every task (retried with
+  // backoff, since tasks of a cluster start in any order) and discovering
+  // their devices.
   std::chrono::milliseconds setup_timeout{10000};
+  // Failure detection (actors/master/master_actor.h HealthCheckOptions).
+  std::chrono::milliseconds heartbeat_interval{250};
+  std::chrono::milliseconds worker_lost_after{1500};
 };
 
 class RuntimeHandle {

@@ -36,6 +36,7 @@ struct DeviceInfo {
 // `device`), sent as protobuf bytes so that the wire stays protobuf-neutral.
 struct RegisterGraphRequest {
   int64_t session_id = 0;
+  uint64_t incarnation = 0;  // of the worker the master registered with (0: any)
   std::string device;
   std::string graph_def;  // serialized tensorflow::GraphDef
 };
@@ -53,6 +54,7 @@ struct PartitionCall {
 };
 struct RunGraphRequest {
   int64_t session_id = 0;
+  uint64_t incarnation = 0;  // of the worker the master registered with (0: any)
   int64_t step_id = 0;
   std::vector<PartitionCall> partitions;
   bool trace = false;  // return every node's times (PartitionResult::step_stats)

@@ -24,6 +24,13 @@ Status Session::Create(const SessionOptions& options, std::unique_ptr<Session>* 
                                    options.setup_timeout_ms, " ms, default ",
                                    options.default_timeout_ms, " ms)");
   }
+  if (options.heartbeat_interval_ms <= 0 ||
+      options.worker_lost_after_ms < 2 * options.heartbeat_interval_ms) {
+    return errors::InvalidArgument(
+        "Session: heartbeat_interval_ms must be positive and worker_lost_after_ms at least twice "
+        "it, got ",
+        options.heartbeat_interval_ms, " and ", options.worker_lost_after_ms);
+  }
   if (options.threads_per_device < 0) {
     return errors::InvalidArgument("Session: threads_per_device must not be negative, got ",
                                    options.threads_per_device);
@@ -31,8 +38,11 @@ Status Session::Create(const SessionOptions& options, std::unique_ptr<Session>* 
   RuntimeOptions runtime_options;
   runtime_options.num_cpu_devices = options.num_cpu_devices;
   runtime_options.threads_per_device = options.threads_per_device;
-  runtime_options.remote_workers = options.remote_workers;
+  for (const std::string& address : options.remote_workers)
+    runtime_options.remote_tasks.push_back(RemoteTask{address, ""});
   runtime_options.setup_timeout = std::chrono::milliseconds(options.setup_timeout_ms);
+  runtime_options.heartbeat_interval = std::chrono::milliseconds(options.heartbeat_interval_ms);
+  runtime_options.worker_lost_after = std::chrono::milliseconds(options.worker_lost_after_ms);
   std::unique_ptr<RuntimeHandle> runtime;
   AF_RETURN_IF_ERROR(RuntimeHandle::Create(runtime_options, &runtime));
   out->reset(new Session(options, std::move(runtime)));

@@ -37,8 +37,14 @@ struct SessionOptions {
   // Worker processes ("host:port") started with `actorflow server`; their
   // devices join the session's.
   std::vector<std::string> remote_workers;
-  // Bound on connecting to the workers and discovering their devices.
+  // Bound on the startup rendezvous: connecting to the workers (retried
+  // with backoff while they start) and discovering their devices.
   int64_t setup_timeout_ms = 10000;
+  // Failure detection: remote workers are probed every heartbeat_interval_ms
+  // and declared lost (their steps fail with UNAVAILABLE naming the task)
+  // after worker_lost_after_ms without an answer.
+  int64_t heartbeat_interval_ms = 250;
+  int64_t worker_lost_after_ms = 1500;
   // Deadline of a Run or Extend without its own.
   int64_t default_timeout_ms = 60000;
 };

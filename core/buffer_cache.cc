@@ -5,6 +5,8 @@
 
 #include <sys/mman.h>
 
+#include "core/asan_poison.h"
+
 namespace af {
 
 namespace {
@@ -37,10 +39,13 @@ void* BufferCache::Map(size_t bytes) {
   return p == MAP_FAILED ? nullptr : p;
 }
 
-void BufferCache::Unmap(void* ptr, size_t bytes) { munmap(ptr, bytes); }
+void BufferCache::Unmap(void* ptr, size_t bytes) {
+  UnpoisonMemory(ptr, bytes);  // the next mapping there starts clean
+  munmap(ptr, bytes);
+}
 
-void* BufferCache::Allocate(size_t bytes) {
-  bytes = std::max(bytes, kMinCachedBytes + 1);
+void* BufferCache::Allocate(size_t requested) {
+  const size_t bytes = std::max(requested, kMinCachedBytes + 1);
   const int index = ClassIndex(bytes);
   const size_t block = ClassBytes(bytes);
   {
@@ -49,6 +54,7 @@ void* BufferCache::Allocate(size_t bytes) {
       void* p = free_[index].back();
       free_[index].pop_back();
       cached_bytes_ -= static_cast<int64_t>(block);
+      UnpoisonMemory(p, requested);
       return p;
     }
   }
@@ -59,6 +65,7 @@ void* BufferCache::Allocate(size_t bytes) {
     p = Map(block);
     if (p == nullptr) return nullptr;
   }
+  PoisonMemory(static_cast<char*>(p) + requested, block - requested);
   std::lock_guard<std::mutex> lock(mu_);
   mapped_bytes_ += static_cast<int64_t>(block);
   return p;
@@ -75,6 +82,7 @@ void BufferCache::Deallocate(void* ptr, size_t bytes, int64_t peak_in_use) {
       if (static_cast<size_t>(index) >= free_.size()) free_.resize(index + 1);
       free_[index].push_back(ptr);
       cached_bytes_ += block;
+      PoisonMemory(ptr, static_cast<size_t>(block));
       return;
     }
     mapped_bytes_ -= block;

@@ -4,10 +4,15 @@
 
 #include <sys/mman.h>
 
+#include "core/asan_poison.h"
+
 namespace af {
 
 SmallBlockPool::~SmallBlockPool() {
-  for (void* slab : slabs_) munmap(slab, kSlabBytes);
+  for (void* slab : slabs_) {
+    UnpoisonMemory(slab, kSlabBytes);  // the next mapping there starts clean
+    munmap(slab, kSlabBytes);
+  }
 }
 
 size_t SmallBlockPool::ClassIndex(size_t bytes) {
@@ -33,6 +38,7 @@ bool SmallBlockPool::Grow(size_t index, SizeClass& c) {
     ++c.free_blocks;
   }
   ++c.slabs;
+  PoisonMemory(slab, kSlabBytes);
   return true;
 }
 
@@ -42,18 +48,23 @@ void* SmallBlockPool::Allocate(size_t bytes) {
   std::lock_guard<std::mutex> lock(c.mu);
   if (c.free == nullptr && !Grow(index, c)) return nullptr;
   FreeBlock* b = c.free;
+  UnpoisonMemory(b, sizeof(FreeBlock));
   c.free = b->next;
   --c.free_blocks;
+  UnpoisonMemory(b, std::max<size_t>(bytes, 1));
   return b;
 }
 
 void SmallBlockPool::Deallocate(void* ptr, size_t bytes) {
   SizeClass& c = classes_[ClassIndex(bytes)];
   auto* b = static_cast<FreeBlock*>(ptr);
+  const size_t block = (ClassIndex(bytes) + 1) * kBlockAlignment;
   std::lock_guard<std::mutex> lock(c.mu);
+  UnpoisonMemory(b, sizeof(FreeBlock));
   b->next = c.free;
   c.free = b;
   ++c.free_blocks;
+  PoisonMemory(b, block);
 }
 
 int64_t SmallBlockPool::slab_bytes() const {

@@ -36,11 +36,60 @@ struct FanOut {
   bool failed = false;
 };
 
+// Probes every remote worker; the answers move its last_heartbeat on.
+void Heartbeat(MasterPointer self) {
+  MasterState& st = self->state;
+  if (st.closed) return;
+  const auto now = Clock::now();
+  bool any = false;
+  for (size_t w = 0; w < st.workers.size(); ++w) {
+    WorkerRecord& record = st.workers[w];
+    if (!record.worker.remote || !record.alive) continue;
+    const auto silent = now - record.last_heartbeat;
+    if (silent > st.health.lost_after) {
+      const double seconds = std::chrono::duration<double>(silent).count();
+      WorkerLost(self, static_cast<int>(w),
+                 errors::Unavailable(record.Describe(), ": no heartbeat for ",
+                                     static_cast<int>(seconds * 10) / 10.0, " s"));
+      continue;
+    }
+    any = true;
+    const int index = static_cast<int>(w);
+    self->request(record.worker.handle, caf::duration(st.health.lost_after), heartbeat_atom::value,
+                  st.session_id)
+        .then(
+            [=](uint64_t incarnation) {
+              WorkerRecord& r = self->state.workers[index];
+              if (!r.alive) return;
+              if (incarnation != r.incarnation) {
+                return WorkerLost(self, index,
+                                  errors::Aborted(r.Describe(),
+                                                  ": device incarnation changed (the task "
+                                                  "restarted; its state is gone)"));
+              }
+              r.last_heartbeat = Clock::now();
+            },
+            // A missing answer is what the silence check above counts.
+            [=](caf::error&) {});
+  }
+  if (any) self->delayed_send(self, st.health.interval, heartbeat_atom::value);
+}
+
+void StartHeartbeats(MasterPointer self) {
+  const auto& workers = self->state.workers;
+  if (std::none_of(workers.begin(), workers.end(),
+                   [](const WorkerRecord& w) { return w.worker.remote; }))
+    return;
+  self->delayed_send(self, self->state.health.interval, heartbeat_atom::value);
+}
+
 void OpenSessions(MasterPointer self, std::shared_ptr<InitCall> call) {
   MasterState& st = self->state;
   OpenSession open;
   open.session_id = st.session_id;
   open.master = caf::actor_cast<caf::actor>(self);
+  const auto master_lost_after =
+      std::max<std::chrono::milliseconds>(std::chrono::seconds(10), 4 * st.health.lost_after);
   for (size_t w = 0; w < st.workers.size(); ++w) {
     PeerWorker peer;
     peer.worker = caf::actor_cast<caf::actor>(st.workers[w].worker.handle);
@@ -61,6 +110,8 @@ void OpenSessions(MasterPointer self, std::shared_ptr<InitCall> call) {
   const caf::duration timeout = TimeLeft(*call);
   for (size_t w = 0; w < st.workers.size(); ++w) {
     const std::string address = st.workers[w].worker.address;
+    open.incarnation = st.workers[w].incarnation;
+    open.master_lost_after_ms = st.workers[w].worker.remote ? master_lost_after.count() : 0;
     self->request(st.workers[w].worker.handle, timeout, open_sess_atom::value, open)
         .then(
             [=](wire::WireStatus& status) {
@@ -72,6 +123,7 @@ void OpenSessions(MasterPointer self, std::shared_ptr<InitCall> call) {
               }
               if (--progress->pending > 0) return;
               self->state.ready = true;
+              StartHeartbeats(self);
               call->devices = self->state.devices;
               call->Finish(Status::OK());
             },
@@ -97,7 +149,14 @@ void Init(MasterPointer self, std::shared_ptr<InitCall> call) {
         .then(
             [=](std::vector<wire::DeviceInfo>& devices) {
               if (progress->failed) return;
-              self->state.workers[w].devices = std::move(devices);
+              WorkerRecord& record = self->state.workers[w];
+              if (!devices.empty()) {
+                const std::string& first = devices.front().name;
+                record.task = first.substr(0, first.find("/device:"));
+                record.incarnation = devices.front().incarnation;
+              }
+              record.last_heartbeat = Clock::now();
+              record.devices = std::move(devices);
               if (--progress->pending == 0) OpenSessions(self, call);
             },
             [=](caf::error& err) {
@@ -210,19 +269,25 @@ void Close(MasterPointer self) {
 
 master_actor::behavior_type MasterBehavior(MasterPointer self,
                                            std::vector<MasterWorker> workers,
-                                           std::shared_ptr<LocalPlanCache> local_plans) {
+                                           std::shared_ptr<LocalPlanCache> local_plans,
+                                           HealthCheckOptions health) {
   MasterState& st = self->state;
   st.local_plans = std::move(local_plans);
+  st.health = health;
   st.session_id = RandomId();
   st.next_step_id = RandomId();
-  for (MasterWorker& w : workers) st.workers.push_back(WorkerRecord{std::move(w), {}, true});
+  for (MasterWorker& w : workers) {
+    WorkerRecord record;
+    record.worker = std::move(w);
+    st.workers.push_back(std::move(record));
+  }
   self->set_down_handler([=](caf::down_msg& down) {
     for (size_t w = 0; w < self->state.workers.size(); ++w) {
       const WorkerRecord& record = self->state.workers[w];
       if (record.worker.handle.address() != down.source) continue;
       WorkerLost(self, static_cast<int>(w),
-                 errors::Unavailable("worker ", record.worker.address,
-                                     " went away: ", self->system().render(down.reason)));
+                 errors::Unavailable(record.Describe(), ": connection lost (",
+                                     self->system().render(down.reason), ")"));
     }
   });
   return {
@@ -239,6 +304,7 @@ master_actor::behavior_type MasterBehavior(MasterPointer self,
         call->Finish(Status::OK());
       },
       [=](containers_atom, const std::shared_ptr<ContainerCall>& call) { Containers(self, call); },
+      [=](heartbeat_atom) { Heartbeat(self); },
       [=](stats_atom, const std::shared_ptr<StatsCall>& call) {
         const MasterState& st = self->state;
         call->stats.graph_nodes = st.graph.node_size();
@@ -253,8 +319,9 @@ master_actor::behavior_type MasterBehavior(MasterPointer self,
 }  // namespace
 
 master_actor SpawnMasterActor(caf::actor_system& system, std::vector<MasterWorker> workers,
-                              std::shared_ptr<LocalPlanCache> local_plans) {
-  return system.spawn(MasterBehavior, std::move(workers), std::move(local_plans));
+                              std::shared_ptr<LocalPlanCache> local_plans,
+                              HealthCheckOptions health) {
+  return system.spawn(MasterBehavior, std::move(workers), std::move(local_plans), health);
 }
 
 }  // namespace af::actors

@@ -5,6 +5,7 @@
 // participating worker with a fresh step id. It never schedules nodes.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,10 +26,21 @@ struct MasterWorker {
   bool remote = false;  // monitored: its process may die
 };
 
+// Failure detection (whitepaper §3.3): the master probes every remote
+// worker each `interval` and declares it lost when no answer came for
+// `lost_after` — a dead process closes its connection and is noticed at
+// once, a hung one (SIGSTOP, a partition) only this way. Workers close a
+// remote master's sessions after max(10 s, 4 x lost_after) without a probe.
+struct HealthCheckOptions {
+  std::chrono::milliseconds interval{250};
+  std::chrono::milliseconds lost_after{1500};
+};
+
 // With `local_plans`, cached steps whose partitions are all on the
 // in-process worker are published there for the client's threads to run
 // (actors/local_step.h).
 master_actor SpawnMasterActor(caf::actor_system& system, std::vector<MasterWorker> workers,
-                              std::shared_ptr<LocalPlanCache> local_plans = nullptr);
+                              std::shared_ptr<LocalPlanCache> local_plans = nullptr,
+                              HealthCheckOptions health = {});
 
 }  // namespace af::actors

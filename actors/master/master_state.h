@@ -1,6 +1,7 @@
 // The master actor's state and the step functions shared by its handlers.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,6 +25,16 @@ struct WorkerRecord {
   MasterWorker worker;
   std::vector<wire::DeviceInfo> devices;
   bool alive = true;
+  std::string task;          // "/job:J/replica:R/task:T", from its devices
+  uint64_t incarnation = 0;  // the process it was when the session opened
+  std::chrono::steady_clock::time_point last_heartbeat;
+  Status lost;               // why it is not alive
+
+  // "/job:ps/replica:0/task:1 at 10.0.0.2:2222", for error messages.
+  std::string Describe() const {
+    if (task.empty()) return "worker " + worker.address;
+    return worker.remote ? task + " at " + worker.address : task;
+  }
 };
 
 // Where a feed goes: partition `partition` of group `group`, `_Arg` `arg`.
@@ -85,6 +96,7 @@ struct MasterState {
   std::unordered_map<int64_t, InFlightStep> inflight;
   // Plans the client's threads may run themselves (null: never publish).
   std::shared_ptr<LocalPlanCache> local_plans;
+  HealthCheckOptions health;
   static inline const char* name = "af.master";
 };
 

@@ -241,11 +241,8 @@ void BuildAndRegister(MasterPointer self, const std::string& key,
   s = PrepareStep(st, *call, plan, step.get(), &partition_group, &partition_pos);
   if (!s.ok()) return call->Finish(s);
   for (const auto& group : step->groups) {
-    if (!st.workers[group.worker].alive) {
-      return call->Finish(errors::Unavailable("Run: worker ",
-                                              st.workers[group.worker].worker.address,
-                                              " is down"));
-    }
+    const WorkerRecord& w = st.workers[group.worker];
+    if (!w.alive) return call->Finish(errors::Unavailable("Run: ", w.Describe(), " is down: ", w.lost.message()));
   }
   step->waiting.push_back(std::move(call));
   if (plan.partitions.empty()) {
@@ -262,6 +259,7 @@ void BuildAndRegister(MasterPointer self, const std::string& key,
     const int worker = step->groups[group].worker;
     wire::RegisterGraphRequest req;
     req.session_id = st.session_id;
+    req.incarnation = st.workers[worker].incarnation;
     req.device = plan.partitions[p].device;
     if (!plan.partitions[p].graph.SerializeToString(&req.graph_def)) {
       step->error.Update(errors::Internal("Run: cannot serialize the partition for ", req.device));
@@ -344,10 +342,8 @@ void Dispatch(MasterPointer self, const std::shared_ptr<CachedStep>& step,
     return call->Finish(errors::DeadlineExceeded("Run: the deadline passed before the step started"));
   }
   for (const auto& group : step->groups) {
-    if (!st.workers[group.worker].alive) {
-      return call->Finish(errors::Unavailable(
-          "Run: worker ", st.workers[group.worker].worker.address, " is down"));
-    }
+    const WorkerRecord& w = st.workers[group.worker];
+    if (!w.alive) return call->Finish(errors::Unavailable("Run: ", w.Describe(), " is down: ", w.lost.message()));
   }
   const int64_t step_id = st.next_step_id++;
   call->outputs.resize(call->fetches.size());
@@ -361,6 +357,7 @@ void Dispatch(MasterPointer self, const std::shared_ptr<CachedStep>& step,
     const CachedStep::Group& group = step->groups[g];
     wire::RunGraphRequest& req = requests[g];
     req.session_id = st.session_id;
+    req.incarnation = st.workers[group.worker].incarnation;
     req.step_id = step_id;
     req.trace = call->trace;
     req.partitions.resize(group.handles.size());
@@ -446,6 +443,7 @@ void WorkerLost(MasterPointer self, int worker, const Status& why) {
   MasterState& st = self->state;
   if (!st.workers[worker].alive) return;
   st.workers[worker].alive = false;
+  st.workers[worker].lost = why;
   auto uses = [worker](const CachedStep& step) {
     return std::any_of(step.groups.begin(), step.groups.end(),
                        [worker](const CachedStep::Group& g) { return g.worker == worker; });

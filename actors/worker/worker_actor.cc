@@ -27,6 +27,8 @@ using WorkerPointer = worker_actor::stateful_pointer<WorkerState>;
 // dropped after this long; the sweep runs every kSweepPeriod.
 constexpr auto kOrphanStepLifetime = std::chrono::minutes(5);
 constexpr auto kSweepPeriod = std::chrono::seconds(30);
+// How often the worker checks its remote masters' heartbeats.
+constexpr auto kMasterWatchPeriod = std::chrono::milliseconds(200);
 // Building a partition's executor (import, kernel construction) is local
 // work; this only bounds a device actor that stopped answering.
 constexpr auto kRegisterTimeout = std::chrono::minutes(10);
@@ -40,6 +42,15 @@ uint64_t NewIncarnation() {
   uint64_t value = 0;
   while (value == 0) value = gen();
   return value;
+}
+
+// A request meant for an earlier run of this task (its master has not yet
+// noticed the restart) must not touch this run's state.
+Status CheckIncarnation(const WorkerState& st, uint64_t expected, std::string_view what) {
+  if (expected == 0 || expected == st.incarnation) return Status::OK();
+  return errors::Aborted(what, ": device incarnation changed: ", st.task_name,
+                         " restarted (the request was for incarnation ", expected,
+                         ", this process is ", st.incarnation, ")");
 }
 
 WorkerStep& GetOrCreateStep(WorkerPointer self, int64_t step_id) {
@@ -81,6 +92,9 @@ void CloseSession(WorkerPointer self, int64_t session_id, const Status& why) {
 caf::result<wire::RunGraphResponse> RunGraph(WorkerPointer self, wire::RunGraphRequest& req) {
   WorkerState& st = self->state;
   const int64_t step_id = req.step_id;
+  if (Status s = CheckIncarnation(st, req.incarnation, "RunGraph"); !s.ok()) {
+    return ErrorResponse(s);
+  }
   if (st.finished.Contains(step_id)) {
     return ErrorResponse(errors::InvalidArgument("RunGraph: step ", step_id,
                                                  " already ran on ", st.task_name));
@@ -188,6 +202,10 @@ caf::result<wire::RegisterGraphResponse> RegisterGraph(WorkerPointer self,
                                                        wire::RegisterGraphRequest& req) {
   WorkerState& st = self->state;
   wire::RegisterGraphResponse failure;
+  if (Status s = CheckIncarnation(st, req.incarnation, "RegisterGraph"); !s.ok()) {
+    failure.status = wire::ToWire(s);
+    return failure;
+  }
   if (st.sessions.count(req.session_id) == 0) {
     failure.status = wire::ToWire(errors::FailedPrecondition(
         "RegisterGraph: session ", req.session_id, " is not open on ", st.task_name));
@@ -236,6 +254,9 @@ caf::result<wire::RegisterGraphResponse> RegisterGraph(WorkerPointer self,
 
 wire::WireStatus OpenSessionOnWorker(WorkerPointer self, OpenSession& req) {
   WorkerState& st = self->state;
+  if (Status s = CheckIncarnation(st, req.incarnation, "OpenSession"); !s.ok()) {
+    return wire::ToWire(s);
+  }
   auto router = std::make_shared<PeerRouter>();
   for (PeerWorker& peer : req.peers) {
     for (std::string& device : peer.devices) {
@@ -252,6 +273,14 @@ wire::WireStatus OpenSessionOnWorker(WorkerPointer self, OpenSession& req) {
   WorkerSession& session = st.sessions[req.session_id];
   session.master = req.master;
   session.router = std::move(router);
+  if (req.master_lost_after_ms > 0) {
+    session.master_lost_after = std::chrono::milliseconds(req.master_lost_after_ms);
+    session.last_heartbeat = std::chrono::steady_clock::now();
+    if (!st.watching_masters) {
+      st.watching_masters = true;
+      self->delayed_send(self, kMasterWatchPeriod, watch_atom::value);
+    }
+  }
   return wire::WireStatus{};
 }
 
@@ -307,6 +336,31 @@ caf::result<std::vector<ContainerListing>> ListContainers(WorkerPointer self) {
   return promise;
 }
 
+// Closes the sessions whose master stopped sending heartbeats: a master
+// that hangs (or whose host vanished without closing the connection) must
+// not pin its sessions' state here forever.
+void WatchMasters(WorkerPointer self) {
+  WorkerState& st = self->state;
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<std::pair<int64_t, double>> lost;
+  for (const auto& [id, session] : st.sessions) {
+    if (session.master_lost_after.count() == 0) continue;
+    if (now - session.last_heartbeat > session.master_lost_after) {
+      lost.emplace_back(id, std::chrono::duration<double>(now - session.last_heartbeat).count());
+    }
+  }
+  for (const auto& [id, seconds] : lost) {
+    CloseSession(self, id,
+                 errors::Aborted("the master of session ", id, " sent no heartbeat for ",
+                                 static_cast<int>(seconds * 10) / 10.0, " s"));
+  }
+  const bool watched = std::any_of(st.sessions.begin(), st.sessions.end(), [](const auto& entry) {
+    return entry.second.master_lost_after.count() != 0;
+  });
+  st.watching_masters = watched;
+  if (watched) self->delayed_send(self, kMasterWatchPeriod, watch_atom::value);
+}
+
 void Sweep(WorkerPointer self) {
   const auto now = std::chrono::steady_clock::now();
   for (auto it = self->state.steps.begin(); it != self->state.steps.end();) {
@@ -321,6 +375,7 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
   WorkerState& st = self->state;
   st.task_name = "/job:" + options.job + "/replica:" + std::to_string(options.replica) +
                  "/task:" + std::to_string(options.task);
+  st.incarnation = NewIncarnation();
   const int num_devices = std::max(1, options.num_cpu_devices);
   int threads = options.threads_per_device;
   if (threads <= 0) {
@@ -331,7 +386,7 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
     DeviceActorOptions device;
     device.name = CanonicalDeviceName(options.job, options.replica, options.task, "CPU", i);
     device.num_threads = threads;
-    device.incarnation = NewIncarnation();
+    device.incarnation = st.incarnation;
     device.local_partitions = options.local_partitions;
     st.devices.push_back(wire::DeviceInfo{device.name, device.type, device.incarnation});
     st.device_actors.push_back(SpawnDeviceActor(self, device));
@@ -353,6 +408,14 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
   self->delayed_send(self, kSweepPeriod, sweep_atom::value);
   return {
       [=](list_dev_atom) { return self->state.devices; },
+      [=](heartbeat_atom, int64_t session_id) {
+        auto session = self->state.sessions.find(session_id);
+        if (session != self->state.sessions.end()) {
+          session->second.last_heartbeat = std::chrono::steady_clock::now();
+        }
+        return self->state.incarnation;
+      },
+      [=](watch_atom) { WatchMasters(self); },
       [=](open_sess_atom, OpenSession& req) { return OpenSessionOnWorker(self, req); },
       [=](close_sess_atom, int64_t session_id) {
         CloseSession(self, session_id, errors::Cancelled("session ", session_id, " closed"));

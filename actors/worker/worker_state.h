@@ -2,6 +2,7 @@
 // partitions, and the steps it knows about.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -34,6 +35,9 @@ class PeerRouter final : public RemoteSender {
 
 struct WorkerSession {
   caf::actor master;
+  // Heartbeat watch of a remote master (0: not watched).
+  std::chrono::milliseconds master_lost_after{0};
+  std::chrono::steady_clock::time_point last_heartbeat;
   std::shared_ptr<const PeerRouter> router;
   std::unordered_set<int64_t> handles;
 };
@@ -67,6 +71,10 @@ class RecentSteps {
 
 struct WorkerState {
   std::string task_name;  // "/job:J/replica:R/task:T"
+  // Drawn at start; every device of the process carries it, so a restarted
+  // task is a different incarnation to its masters.
+  uint64_t incarnation = 0;
+  bool watching_masters = false;  // a watch_atom tick is pending
   std::vector<wire::DeviceInfo> devices;
   std::vector<device_actor> device_actors;
   std::vector<container_actor> container_actors;  // parallel to device_actors

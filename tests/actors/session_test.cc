@@ -44,7 +44,11 @@ BOOST_AUTO_TEST_CASE(lists_local_devices) {
   BOOST_TEST(devices[0].name == LocalCpu(0));
   BOOST_TEST(devices[1].name == LocalCpu(1));
   BOOST_TEST(devices[0].type == "CPU");
-  BOOST_TEST(devices[0].incarnation != devices[1].incarnation);
+  // One incarnation per process: a restart changes every device's.
+  BOOST_TEST(devices[0].incarnation != 0u);
+  BOOST_TEST(devices[0].incarnation == devices[1].incarnation);
+  auto other = NewSession(1);  // another worker actor, drawn anew
+  BOOST_TEST(other->ListDevices()[0].incarnation != devices[0].incarnation);
 }
 
 BOOST_AUTO_TEST_CASE(feeds_identity_and_add) {

@@ -91,6 +91,10 @@ Status ServerProcess::Start(const std::vector<std::string>& args,
   return errors::Unavailable("actorflow server did not start; output: ", output_);
 }
 
+void ServerProcess::Signal(int signal) const {
+  if (pid_ > 0) kill(pid_, signal);
+}
+
 int ServerProcess::Stop(int signal, std::chrono::milliseconds timeout) {
   if (pid_ < 0) return -1;
   int status = -1;

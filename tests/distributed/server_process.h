@@ -32,6 +32,8 @@ class ServerProcess {
   // Sends `signal` and waits up to `timeout` for the exit; escalates to
   // SIGKILL after that. Returns the wait status, or -1 if not running.
   int Stop(int signal, std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  // Sends `signal` without waiting (SIGSTOP, SIGCONT).
+  void Signal(int signal) const;
 
  private:
   pid_t pid_ = -1;
