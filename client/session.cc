@@ -40,6 +40,10 @@ Status Session::Create(const SessionOptions& options, std::unique_ptr<Session>* 
   runtime_options.threads_per_device = options.threads_per_device;
   for (const std::string& address : options.remote_workers)
     runtime_options.remote_tasks.push_back(RemoteTask{address, ""});
+  for (const TaskAddress& task : options.cluster.AllTasks()) {
+    runtime_options.remote_tasks.push_back(
+        RemoteTask{task.HostPort(), ClusterSpec::TaskName(task.job, task.task)});
+  }
   runtime_options.setup_timeout = std::chrono::milliseconds(options.setup_timeout_ms);
   runtime_options.heartbeat_interval = std::chrono::milliseconds(options.heartbeat_interval_ms);
   runtime_options.worker_lost_after = std::chrono::milliseconds(options.worker_lost_after_ms);

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/cluster_spec.h"
 #include "core/resource_mgr.h"
 #include "core/session_stats.h"
 #include "core/status.h"
@@ -37,6 +38,11 @@ struct SessionOptions {
   // Worker processes ("host:port") started with `actorflow server`; their
   // devices join the session's.
   std::vector<std::string> remote_workers;
+  // Every task of a cluster (`actorflow server --cluster SPEC --job J --task T`)
+  // joins the session's devices as /job:J/replica:0/task:T/device:CPU:N; the
+  // master stays in this process. A server at a task's address that is
+  // another task is INVALID_ARGUMENT.
+  ClusterSpec cluster;
   // Bound on the startup rendezvous: connecting to the workers (retried
   // with backoff while they start) and discovering their devices.
   int64_t setup_timeout_ms = 10000;

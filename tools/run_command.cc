@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -25,6 +26,7 @@ constexpr std::string_view kUsage =
     "                     --fetch NAME[:PORT] ... [--target NODE ...]\n"
     "                     [--grad Y[:PORT] ... --wrt X[:PORT] ... [--grad-ys FILE.npy ...]]\n"
     "                     [--devices cpu:N] [--out DIR] [--trace FILE.json]\n"
+    "                     [--cluster SPEC]\n"
     "\n"
     "Runs one step of the graph: feeds the named tensors from .npy files, computes\n"
     "the fetches and runs the targets. Prints each fetched tensor's dtype, shape\n"
@@ -37,6 +39,9 @@ constexpr std::string_view kUsage =
     "  --grad-ys F.npy   weights of the Ys instead of ones: one file per --grad,\n"
     "                    shaped like its Y\n"
     "  --devices cpu:N   number of CPU devices to place the graph on (default 1)\n"
+    "  --cluster SPEC    also use every task of a cluster of `actorflow server`s,\n"
+    "                    \"ps=h:p,h:p;worker=h:p,...\" (default: TF_CONFIG's cluster\n"
+    "                    when set); nodes placed on /job:ps/task:1 run there\n"
     "  --trace F.json    run the step traced and write a Chrome trace (one process\n"
     "                    per device, a track per thread, arrows from Send to Recv)\n"
     "                    for chrome://tracing or ui.perfetto.dev\n";
@@ -49,6 +54,7 @@ struct RunFlags {
   int num_cpus = 1;
   std::string out_dir;
   std::string trace_file;
+  ClusterSpec cluster;
 };
 
 Status ReadRunFlags(const Args& args, RunFlags* flags) {
@@ -82,11 +88,18 @@ Status ReadRunFlags(const Args& args, RunFlags* flags) {
       flags->out_dir = f.value;
     } else if (f.name == "--trace") {
       flags->trace_file = f.value;
+    } else if (f.name == "--cluster") {
+      AF_RETURN_IF_ERROR(ClusterSpec::FromFlag(f.value, &flags->cluster));
     } else {
       return errors::InvalidArgument("unknown flag '", f.name, "'");
     }
   }
   if (flags->graph.empty()) return errors::InvalidArgument("--graph is required");
+  if (flags->cluster.jobs().empty()) {
+    if (const char* tf_config = std::getenv("TF_CONFIG"); tf_config != nullptr && *tf_config) {
+      AF_RETURN_IF_ERROR(ClusterSpec::FromTfConfig(tf_config, &flags->cluster, nullptr, nullptr));
+    }
+  }
   if (flags->fetches.empty() && flags->targets.empty() && flags->grad_ys.empty())
     return errors::InvalidArgument("give at least one --fetch, --target or --grad");
   if (flags->grad_ys.empty() != flags->wrt.empty())
@@ -176,6 +189,7 @@ Status RunStep(const RunFlags& flags, std::ostream& out) {
   }
   SessionOptions options;
   options.num_cpu_devices = flags.num_cpus;
+  options.cluster = flags.cluster;
   std::unique_ptr<Session> session;
   AF_RETURN_IF_ERROR(Session::Create(options, &session));
   AF_RETURN_IF_ERROR(session->Extend(graph));

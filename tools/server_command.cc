@@ -4,9 +4,12 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <memory>
 
 #include "actors/worker_server.h"
+#include "core/cluster_spec.h"
 #include "tools/flags.h"
 #include "tools/subcommands.h"
 
@@ -14,14 +17,19 @@ namespace af::tools {
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: actorflow server [--port P] [--host H] [--task N] [--cpus N] [--threads N]\n"
-    "                        [--exit-with-parent]\n"
+    "usage: actorflow server [--cluster SPEC --job J --task N | --port P [--host H] [--task N]]\n"
+    "                        [--cpus N] [--threads N] [--exit-with-parent]\n"
     "\n"
-    "Hosts a worker with devices /job:worker/replica:0/task:N/device:CPU:0..N-1 for\n"
-    "sessions in other processes (SessionOptions::remote_workers = {\"H:P\"}).\n"
+    "Hosts a worker with devices /job:J/replica:0/task:N/device:CPU:0..N-1 for\n"
+    "sessions in other processes (SessionOptions::cluster or remote_workers).\n"
     "Prints `listening on H:P` once ready and serves until SIGINT or SIGTERM.\n"
+    "With neither --cluster nor --port, TensorFlow's TF_CONFIG environment variable\n"
+    "gives the cluster and this task ({\"cluster\": {...}, \"task\": {\"type\": J,\n"
+    "\"index\": N}}), so cluster managers that set it start servers unchanged.\n"
     "\n"
-    "  --port P            port to listen on (default 0: any free port)\n"
+    "  --cluster SPEC      \"ps=h:p,h:p;worker=h:p,...\": listen on this task's address\n"
+    "  --job J             this task's job (default worker)\n"
+    "  --port P            port to listen on without a cluster (default 0: any free port)\n"
     "  --host H            address to listen on (default 127.0.0.1)\n"
     "  --task N            task index in the device names (default 0)\n"
     "  --cpus N            CPU devices (default 1)\n"
@@ -31,7 +39,43 @@ constexpr std::string_view kUsage =
 struct ServerFlags {
   WorkerServerOptions options;
   bool exit_with_parent = false;
+  std::string cluster;      // --cluster, or TF_CONFIG's
+  bool job_given = false, task_given = false, address_given = false;
 };
+
+// Takes this task's job, index and address from the cluster spec (--cluster
+// or TF_CONFIG); a flag that contradicts it is an error, not an override.
+Status ResolveClusterTask(ServerFlags* flags) {
+  const char* tf_config = std::getenv("TF_CONFIG");
+  const bool use_tf_config =
+      flags->cluster.empty() && !flags->address_given && tf_config != nullptr && *tf_config;
+  if (flags->cluster.empty() && !use_tf_config) return Status::OK();
+  if (flags->address_given) {
+    return errors::InvalidArgument(
+        "--port and --host conflict with --cluster: the task's address comes from the spec");
+  }
+  ClusterSpec spec;
+  std::string job = flags->options.job;
+  int task = flags->options.task;
+  if (use_tf_config) {
+    std::string config_job;
+    int config_task = -1;
+    AF_RETURN_IF_ERROR(ClusterSpec::FromTfConfig(tf_config, &spec, &config_job, &config_task));
+    if (!flags->job_given) {
+      if (config_job.empty()) return errors::InvalidArgument("TF_CONFIG has no task.type; give --job");
+      job = config_job;
+    }
+    if (!flags->task_given) task = std::max(config_task, 0);
+  } else {
+    AF_RETURN_IF_ERROR(ClusterSpec::FromFlag(flags->cluster, &spec));
+  }
+  std::string host_port;
+  AF_RETURN_IF_ERROR(spec.Address(job, task, &host_port));
+  AF_RETURN_IF_ERROR(ParseHostPort(host_port, &flags->options.host, &flags->options.port));
+  flags->options.job = job;
+  flags->options.task = task;
+  return Status::OK();
+}
 
 Status ReadServerFlags(const Args& args, ServerFlags* flags) {
   std::vector<Flag> list;
@@ -47,11 +91,21 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
     if (f.name == "--port") {
       ok = ParseInt(f.value, 0, 65535, &number);
       flags->options.port = static_cast<uint16_t>(number);
+      flags->address_given = true;
     } else if (f.name == "--host") {
       ok = !f.value.empty();
       flags->options.host = f.value;
+      flags->address_given = true;
+    } else if (f.name == "--cluster") {
+      ok = !f.value.empty();
+      flags->cluster = f.value;
+    } else if (f.name == "--job") {
+      ok = !f.value.empty();
+      flags->options.job = f.value;
+      flags->job_given = true;
     } else if (f.name == "--task") {
       ok = ParseInt(f.value, 0, 1 << 20, &flags->options.task);
+      flags->task_given = true;
     } else if (f.name == "--cpus") {
       ok = ParseInt(f.value, 1, 1024, &flags->options.num_cpu_devices);
     } else if (f.name == "--threads") {
@@ -61,7 +115,7 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
     }
     if (!ok) return errors::InvalidArgument("bad value '", f.value, "' for ", f.name);
   }
-  return Status::OK();
+  return ResolveClusterTask(flags);
 }
 
 int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {

@@ -71,7 +71,10 @@ ServerProcess::~ServerProcess() { Stop(SIGKILL, std::chrono::seconds(5)); }
 
 Status ServerProcess::Start(const std::vector<std::string>& args,
                             std::chrono::milliseconds timeout) {
-  std::vector<std::string> full = {"server", "--port", "0", "--exit-with-parent"};
+  std::vector<std::string> full = {"server", "--exit-with-parent"};
+  // Any free port, unless the test gives the address (a cluster spec, or
+  // TF_CONFIG in the environment).
+  if (any_port) full.insert(full.end(), {"--port", "0"});
   full.insert(full.end(), args.begin(), args.end());
   pid_ = Spawn(full, &stdout_fd_);
   if (pid_ < 0) return errors::Internal("cannot start ", AF_ACTORFLOW_BIN);

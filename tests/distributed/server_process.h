@@ -26,6 +26,9 @@ class ServerProcess {
   Status Start(const std::vector<std::string>& args,
                std::chrono::milliseconds timeout = std::chrono::seconds(30));
   uint16_t port() const { return port_; }
+  // Adds "--port 0" before the arguments (default). Off when the address
+  // comes from --cluster or TF_CONFIG.
+  bool any_port = true;
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   const std::string& output() const { return output_; }
 
