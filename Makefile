@@ -9,7 +9,7 @@ AF_MARCH ?=
 CMAKE_FLAGS ?=
 SANITIZER_DIR := $(CURDIR)/tests/sanitizers
 
-.PHONY: all deps configure build demo compare test test-asan test-tsan bench clean \
+.PHONY: all deps configure build demo compare test test-slow test-asan test-tsan bench clean \
   fresh-machine-test
 
 all: build
@@ -48,7 +48,11 @@ compare: configure
 	/usr/bin/time -f "pytorch peak RSS %M KiB" /usr/bin/python3 $(PEER) --model cnn --batch 64 --epochs 1 --threads 2
 
 test: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow $(CTEST_ARGS)
+
+# The slow tests (a tensor over 4 GiB between processes: ~9 GiB of memory).
+test-slow: build
+	@cd $(BUILD) && ctest --output-on-failure -L slow $(CTEST_ARGS)
 
 # AddressSanitizer + UndefinedBehaviorSanitizer over the whole suite.
 # Suppressions (each with its reason) live in tests/sanitizers/.

@@ -33,6 +33,7 @@ using reg_graph_atom = caf::atom_constant<caf::atom("afreggraph")>;
 using dereg_atom = caf::atom_constant<caf::atom("afdereg")>;
 using run_graph_atom = caf::atom_constant<caf::atom("afrungraph")>;
 using push_atom = caf::atom_constant<caf::atom("afpush")>;
+using chunk_atom = caf::atom_constant<caf::atom("afchunk")>;
 using abort_step_atom = caf::atom_constant<caf::atom("afabort")>;
 using step_done_atom = caf::atom_constant<caf::atom("afstepdone")>;
 using sweep_atom = caf::atom_constant<caf::atom("afsweep")>;
@@ -82,6 +83,9 @@ using worker_actor = caf::typed_actor<
     caf::reacts_to<dereg_atom, int64_t, int64_t>,  // session, handle
     caf::replies_to<run_graph_atom, wire::RunGraphRequest>::with<wire::RunGraphResponse>,
     caf::reacts_to<push_atom, wire::TensorPush>,
+    // One chunk of a large tensor; the answer is whether to send more
+    // (false once the step is gone here).
+    caf::replies_to<chunk_atom, wire::TensorChunk>::with<bool>,
     caf::reacts_to<abort_step_atom, int64_t, wire::WireStatus>,  // step, why
     caf::reacts_to<step_done_atom, int64_t>,                     // step (local)
     caf::reacts_to<sweep_atom>,
@@ -145,6 +149,7 @@ AF_DECLARE_INSPECT(RunGraphRequest)
 AF_DECLARE_INSPECT(PartitionResult)
 AF_DECLARE_INSPECT(RunGraphResponse)
 AF_DECLARE_INSPECT(TensorPush)
+AF_DECLARE_INSPECT(TensorChunk)
 }  // namespace af::wire
 #undef AF_DECLARE_INSPECT
 

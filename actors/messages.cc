@@ -9,6 +9,7 @@
 #include <caf/sec.hpp>
 #include <caf/serializer.hpp>
 
+#include "actors/incoming_tensors.h"
 #include "actors/interfaces.h"
 #include "core/resource_handle.h"
 
@@ -124,6 +125,52 @@ caf::error inspect(caf::deserializer& f, Tensor& x) {
   return f.end_sequence();
 }
 
+// A chunk carries its tensor's dtype and shape, so whichever chunk arrives
+// first can allocate the destination; the slice's bytes go straight there.
+caf::error wire::inspect(caf::serializer& f, wire::TensorChunk& x) {
+  int32_t dtype = static_cast<int32_t>(x.tensor.dtype());
+  std::vector<int64_t> dims = x.tensor.shape().dim_vector();
+  if (auto err = f(x.step_id, x.key, dtype, dims, x.offset, x.length)) return err;
+  if (x.offset + x.length > x.tensor.TotalBytes()) return WireError("chunk beyond its tensor");
+  if (auto err = f.begin_sequence(x.length)) return err;
+  if (x.length > 0) {
+    if (auto err = f.apply_raw(x.length, static_cast<char*>(x.tensor.raw_data()) + x.offset))
+      return err;
+  }
+  return f.end_sequence();
+}
+
+caf::error wire::inspect(caf::deserializer& f, wire::TensorChunk& x) {
+  int32_t dtype = 0;
+  std::vector<int64_t> dims;
+  if (auto err = f(x.step_id, x.key, dtype, dims, x.offset, x.length)) return err;
+  if (!IsWireDataType(dtype) || dtype == DT_STRING || dtype == DT_RESOURCE) {
+    return WireError("chunk of unsupported dtype " + std::to_string(dtype));
+  }
+  TensorShape shape;
+  Status s = TensorShape::Build(dims, &shape);
+  if (!s.ok()) return WireError(s.message());
+  const uint64_t total =
+      static_cast<uint64_t>(shape.num_elements()) * DataTypeSize(static_cast<DataType>(dtype));
+  size_t n = 0;
+  if (auto err = f.begin_sequence(n)) return err;
+  if (n != x.length || x.offset > total || x.length > total - x.offset) {
+    return WireError("chunk [" + std::to_string(x.offset) + ", +" + std::to_string(n) +
+                     ") does not fit a tensor of " + std::to_string(total) + " bytes");
+  }
+  const auto* binary = dynamic_cast<caf::binary_deserializer*>(&f);
+  if (binary != nullptr && n > binary->remaining()) {
+    return WireError("chunk of " + std::to_string(n) + " bytes exceeds the message");
+  }
+  s = actors::IncomingTensors::Global().Acquire(x.step_id, x.key, static_cast<DataType>(dtype),
+                                                shape, &x.tensor);
+  if (!s.ok()) return WireError(s.message());
+  if (n > 0) {
+    if (auto err = f.apply_raw(n, static_cast<char*>(x.tensor.raw_data()) + x.offset)) return err;
+  }
+  return f.end_sequence();
+}
+
 namespace {
 template <class F> caf::error ListingFields(F& f, ContainerListing& x) {
   return f(caf::meta::type_name("af.ContainerListing"), x.device, x.container, x.resources);
@@ -214,6 +261,7 @@ void RegisterMessageTypes(caf::actor_system_config& config) {
   config.add_message_type<wire::PartitionResult>("af.PartitionResult");
   config.add_message_type<wire::RunGraphResponse>("af.RunGraphResponse");
   config.add_message_type<wire::TensorPush>("af.TensorPush");
+  config.add_message_type<wire::TensorChunk>("af.TensorChunk");
   config.add_message_type<ContainerListing>("af.ContainerListing");
   config.add_message_type<PeerWorker>("af.PeerWorker");
   config.add_message_type<OpenSession>("af.OpenSession");

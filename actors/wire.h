@@ -77,8 +77,30 @@ struct RunGraphResponse {
   std::vector<PartitionResult> partitions;  // parallel to the request's
 };
 
+// Tensors above kChunkThreshold bytes (fixed-size dtypes) cross in chunks
+// of kChunkBytes, at most kChunkWindow unacknowledged per transfer: BASP
+// has no flow control (an unbounded send queue), frames messages with a
+// 32-bit length, and a long message would starve the connection's
+// heartbeats. ../shared/notes/caf-0.17-probe.md §6 measured the best BASP
+// throughput with 1 MiB messages and 4 in flight.
+inline constexpr uint64_t kChunkThreshold = uint64_t{1} << 20;
+inline constexpr uint64_t kChunkBytes = uint64_t{1} << 20;
+inline constexpr int kChunkWindow = 4;
+
+// Bytes [offset, offset + length) of a large tensor for a Recv in another
+// process. Sending, `tensor` is the whole source tensor (nothing is copied
+// before the socket); received, it is the destination tensor the slice was
+// already deserialized into (actors/incoming_tensors.h).
+struct TensorChunk {
+  int64_t step_id = 0;
+  std::string key;  // rendezvous key
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  Tensor tensor;
+};
+
 // A tensor a Send in one process hands to the Recv in another: one message
-// per tensor per step.
+// per tensor per step (below kChunkThreshold).
 struct TensorPush {
   int64_t step_id = 0;
   std::string key;  // rendezvous key

@@ -13,6 +13,8 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/any_thread_send.h"
+#include "actors/incoming_tensors.h"
+#include "actors/worker/chunk_sender.h"
 #include "actors/device/container_actor.h"
 #include "actors/device/device_actor.h"
 #include "actors/worker/worker_state.h"
@@ -64,6 +66,32 @@ WorkerStep& GetOrCreateStep(WorkerPointer self, int64_t step_id) {
 void FinishStep(WorkerPointer self, int64_t step_id) {
   self->state.steps.erase(step_id);
   self->state.finished.Add(step_id);
+  IncomingTensors::Global().ReleaseStep(step_id);
+}
+
+// Counts a chunk's bytes (already in the destination tensor) and hands the
+// tensor to the step's rendezvous once complete. False: stop sending.
+bool ReceiveChunk(WorkerPointer self, wire::TensorChunk& chunk) {
+  WorkerState& st = self->state;
+  if (st.finished.Contains(chunk.step_id)) {
+    IncomingTensors::Global().Release(chunk.step_id, chunk.key);
+    return false;
+  }
+  WorkerStep& step = GetOrCreateStep(self, chunk.step_id);
+  if (step.context->aborted()) {
+    IncomingTensors::Global().Release(chunk.step_id, chunk.key);
+    return false;
+  }
+  uint64_t& received = step.chunk_bytes[chunk.key];
+  received += chunk.length;
+  if (received < chunk.tensor.TotalBytes()) return true;
+  step.chunk_bytes.erase(chunk.key);
+  IncomingTensors::Global().Release(chunk.step_id, chunk.key);
+  HandlerScope scope(self);
+  // An error means the step was aborted or the key sent twice; the step's
+  // own status already tells the master.
+  (void)step.context->rendezvous()->DeliverLocal(chunk.key, chunk.tensor, false);
+  return true;
 }
 
 wire::RunGraphResponse ErrorResponse(const Status& s) {
@@ -366,6 +394,7 @@ void Sweep(WorkerPointer self) {
   for (auto it = self->state.steps.begin(); it != self->state.steps.end();) {
     const bool orphan = !it->second.has_run &&
                         now - it->second.context->created() > kOrphanStepLifetime;
+    if (orphan) IncomingTensors::Global().ReleaseStep(it->first);
     it = orphan ? self->state.steps.erase(it) : std::next(it);
   }
   self->delayed_send(self, kSweepPeriod, sweep_atom::value);
@@ -438,6 +467,7 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
         // step's own status already tells the master.
         (void)step.context->rendezvous()->DeliverLocal(push.key, push.value, push.is_dead);
       },
+      [=](chunk_atom, wire::TensorChunk& chunk) { return ReceiveChunk(self, chunk); },
       [=](abort_step_atom, int64_t step_id, const wire::WireStatus& why) {
         if (self->state.finished.Contains(step_id)) return;
         WorkerStep& step = GetOrCreateStep(self, step_id);
@@ -466,17 +496,22 @@ void RecentSteps::Add(int64_t step_id) {
 
 Status PeerRouter::Send(int64_t step_id, const std::string& key, std::string_view dst_device,
                         const Tensor& value, bool is_dead) const {
-  if (value.TotalBytes() >= wire::kMaxMessageBytes) {
+  if (value.TotalBytes() >= wire::kMaxMessageBytes &&
+      (value.dtype() == DT_STRING || value.dtype() == DT_RESOURCE)) {
     return errors::ResourceExhausted("step ", step_id, ": tensor '", key, "' of ",
                                      value.TotalBytes(), " bytes is too large for one message to ",
                                      dst_device, " (limit ", wire::kMaxMessageBytes, " bytes)");
   }
+  const bool chunked = !is_dead && value.IsInitialized() && value.dtype() != DT_STRING &&
+                       value.dtype() != DT_RESOURCE && value.TotalBytes() > wire::kChunkThreshold;
   for (const auto& [device, worker] : routes_) {
-    if (device == dst_device) {
-      SendFromAnyThread(worker, push_atom::value,
-                        wire::TensorPush{step_id, key, value, is_dead});
-      return Status::OK();
+    if (device != dst_device) continue;
+    if (chunked) {
+      SendInChunks(worker, step_id, key, value);
+    } else {
+      SendFromAnyThread(worker, push_atom::value, wire::TensorPush{step_id, key, value, is_dead});
     }
+    return Status::OK();
   }
   return errors::Unavailable("step ", step_id, ": no worker of the session owns device '",
                              dst_device, "' (rendezvous key '", key, "')");

@@ -53,6 +53,7 @@ struct WorkerStep {
   std::shared_ptr<StepContext> context;
   int64_t session_id = 0;
   bool has_run = false;  // RunGraph arrived (else only pushes or an abort)
+  std::unordered_map<std::string, uint64_t> chunk_bytes;  // of tensors arriving in chunks
   caf::typed_response_promise<wire::RunGraphResponse> promise;
 };
 

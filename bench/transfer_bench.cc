@@ -1,0 +1,205 @@
+// bench_transfer: tensor transport between two processes over loopback.
+// This process feeds a tensor whose consumer runs in an `actorflow server`
+// child (a Send/Recv across processes: chunked with a credit window above
+// 1 MiB), for 4 KiB, 1 MiB, 64 MiB and 1 GiB; in the same run a raw TCP
+// socket pair on loopback moves the same bytes (1 MiB writes into a reused
+// destination buffer: the physical limit here), and the ratio is printed.
+// Then the round-trip latency of a scalar step through the remote worker.
+//
+//   bench_transfer [--sizes 4096,1048576,67108864,1073741824] [--runs 2000]
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+#include "bench/bench_util.h"
+#include "client/session.h"
+#include "core/types.h"
+
+namespace af::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+const std::string kRemote = "/job:worker/replica:0/task:1/device:CPU:0";
+const std::string kLocal = "/job:localhost/replica:0/task:0/device:CPU:0";
+
+struct Server {
+  pid_t pid = -1;
+  std::string address;
+  ~Server() {
+    if (pid > 0) {
+      kill(pid, SIGTERM);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+};
+
+// `actorflow server` from the directory of this binary, on any free port.
+void StartServer(Server* server) {
+  char self[PATH_MAX] = {};
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string dir = n > 0 ? std::string(self, n) : std::string();
+  dir = dir.substr(0, dir.rfind('/'));
+  const std::string binary = dir + "/actorflow";
+  int out[2];
+  if (pipe(out) != 0) CheckOk(errors::Internal("pipe"), "start server");
+  server->pid = fork();
+  if (server->pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    dup2(out[1], STDOUT_FILENO);
+    close(out[0]);
+    execl(binary.c_str(), binary.c_str(), "server", "--port", "0", "--task", "1", "--threads",
+          "1", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(out[1]);
+  std::string text;
+  char buf[256];
+  const std::string marker = "listening on ";
+  while (text.find('\n', text.find(marker)) == std::string::npos || text.find(marker) == std::string::npos) {
+    const ssize_t got = read(out[0], buf, sizeof buf);
+    if (got <= 0) CheckOk(errors::Unavailable(binary, " server did not start: ", text), "start server");
+    text.append(buf, got);
+  }
+  const size_t at = text.find(marker) + marker.size();
+  server->address = text.substr(at, text.find('\n', at) - at);
+  close(out[0]);
+}
+
+// Seconds to move `bytes` through a loopback TCP connection in 1 MiB writes
+// into one reused destination buffer (median of `repeats`).
+double RawTcpSeconds(size_t bytes, int repeats) {
+  int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  listen(listener, 1);
+  getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  int sender = socket(AF_INET, SOCK_STREAM, 0);
+  connect(sender, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  int receiver = accept(listener, nullptr, nullptr);
+  const int one = 1;
+  setsockopt(sender, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  std::vector<char> source(bytes, 7), destination(bytes);
+  std::vector<double> times;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = Clock::now();
+    std::thread writer([&] {
+      for (size_t off = 0; off < bytes;) {
+        const ssize_t w = write(sender, source.data() + off, std::min<size_t>(1 << 20, bytes - off));
+        if (w <= 0) return;
+        off += static_cast<size_t>(w);
+      }
+    });
+    for (size_t off = 0; off < bytes;) {
+      const ssize_t got = read(receiver, destination.data() + off, bytes - off);
+      if (got <= 0) break;
+      off += static_cast<size_t>(got);
+    }
+    writer.join();
+    times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  close(sender);
+  close(receiver);
+  close(listener);
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+// x (here) -> Shape(x) (there) -> back: the whole tensor crosses once, a
+// few bytes come back.
+tensorflow::GraphDef TransferGraph() {
+  tensorflow::GraphDef g;
+  tensorflow::NodeDef* x = AddNode(&g, "x", "Placeholder", {});
+  SetTypeAttr(x, "dtype", DT_UINT8);
+  x->set_device(kLocal);
+  tensorflow::NodeDef* shape = AddNode(&g, "shape", "Shape", {"x"});
+  SetTypeAttr(shape, "T", DT_UINT8);
+  SetTypeAttr(shape, "out_type", DT_INT64);
+  shape->set_device(kRemote);
+  tensorflow::NodeDef* s = AddNode(&g, "scalar_in", "Placeholder", {});
+  SetTypeAttr(s, "dtype", DT_FLOAT);
+  s->set_device(kLocal);
+  tensorflow::NodeDef* there = AddNode(&g, "scalar_there", "Identity", {"scalar_in"});
+  SetTypeAttr(there, "T", DT_FLOAT);
+  there->set_device(kRemote);
+  tensorflow::NodeDef* back = AddNode(&g, "scalar_back", "Identity", {"scalar_there"});
+  SetTypeAttr(back, "T", DT_FLOAT);
+  back->set_device(kLocal);
+  return g;
+}
+
+std::vector<size_t> ParseSizes(const std::string& text) {
+  std::vector<size_t> sizes;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) sizes.push_back(std::stoull(item));
+  return sizes;
+}
+
+}  // namespace
+}  // namespace af::bench
+
+int main(int argc, char** argv) {
+  using namespace af;
+  using namespace af::bench;
+  std::vector<size_t> sizes = {4096, 1 << 20, 64 << 20, size_t{1} << 30};
+  int runs = 2000;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--sizes") sizes = ParseSizes(argv[i + 1]);
+    else if (flag == "--runs") runs = std::max(10, std::atoi(argv[i + 1]));
+  }
+  Server server;
+  StartServer(&server);
+  SessionOptions options;
+  options.remote_workers = {server.address};
+  options.default_timeout_ms = 600000;
+  std::unique_ptr<Session> session;
+  CheckOk(Session::Create(options, &session), "create session");
+  CheckOk(session->Extend(TransferGraph()), "extend");
+  std::vector<Tensor> out;
+  for (size_t bytes : sizes) {
+    Tensor x(DT_UINT8, TensorShape{static_cast<int64_t>(bytes)});
+    std::memset(x.raw_data(), 7, bytes);
+    const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", x}};
+    const int repeats = bytes >= (size_t{1} << 30) ? 3 : bytes >= (64u << 20) ? 8 : 0;
+    const double seconds =
+        repeats > 0 ? TimePerCall([&] { CheckOk(session->Run(feeds, {"shape"}, {}, &out), "run"); },
+                                  0.0, repeats, 1)
+                    : TimePerCall([&] { CheckOk(session->Run(feeds, {"shape"}, {}, &out), "run"); });
+    const double tcp = RawTcpSeconds(bytes, repeats > 0 ? repeats : 200);
+    const double gbps = static_cast<double>(bytes) / seconds / 1e9;
+    const double tcp_gbps = static_cast<double>(bytes) / tcp / 1e9;
+    const std::string extra = "\"bytes\":" + std::to_string(bytes) +
+                              ",\"peer\":\"raw_tcp_loopback\",\"peer_gb_per_s\":" +
+                              std::to_string(tcp_gbps) + ",\"ratio\":" + std::to_string(gbps / tcp_gbps);
+    PrintResult("transfer", "feed_to_remote_" + std::to_string(bytes), extra, "gb_per_s", gbps,
+                "GB/s");
+  }
+  const std::vector<std::pair<std::string, Tensor>> scalar = {{"scalar_in", Tensor::Scalar<float>(1)}};
+  for (int i = 0; i < 200; ++i) CheckOk(session->Run(scalar, {"scalar_back"}, {}, &out), "warm up");
+  std::vector<double> micros(runs);
+  for (int i = 0; i < runs; ++i) {
+    const auto t0 = Clock::now();
+    CheckOk(session->Run(scalar, {"scalar_back"}, {}, &out), "run");
+    micros[i] = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+  }
+  std::sort(micros.begin(), micros.end());
+  for (int p : {50, 90, 99}) {
+    PrintResult("transfer", "remote_scalar_step", "\"runs\":" + std::to_string(runs),
+                "p" + std::to_string(p) + "_us", micros[static_cast<size_t>(runs) * p / 100], "us");
+  }
+  CheckOk(session->Close(), "close");
+  return 0;
+}
