@@ -224,8 +224,14 @@ class Placer {
       bool any = std::any_of(supported.begin(), supported.end(),
                              [&](const DeviceType& t) { return matching_types.count(t) > 0; });
       if (any) continue;
-      std::string kernels = supported.empty() ? std::string("no kernels registered at all")
-                                              : "kernels for device types " + TypeList(supported);
+      std::string kernels = "kernels for device types " + TypeList(supported);
+      if (supported.empty()) {
+        // Say which attrs no kernel accepts (a dtype, usually), not just "none".
+        const KernelDef* unused = nullptr;
+        const Status why = kernels_->FindKernelDef(
+            matching.empty() ? DeviceType(DEVICE_CPU) : matching.front(), m->def(), &unused);
+        kernels = "no kernel for these attrs (" + why.message() + ")";
+      }
       if (info.constraint == DeviceName()) {
         return errors::InvalidArgument("Cannot assign a device for operation '", m->name(),
                                        "': no available device has ", "a kernel for op '",
