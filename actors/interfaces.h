@@ -48,6 +48,7 @@ using containers_atom = caf::atom_constant<caf::atom("afconts")>;
 using stats_atom = caf::atom_constant<caf::atom("afstats")>;
 using heartbeat_atom = caf::atom_constant<caf::atom("afbeat")>;
 using watch_atom = caf::atom_constant<caf::atom("afwatch")>;
+using inspect_atom = caf::atom_constant<caf::atom("afinspect")>;
 
 // A worker of the session and the devices it owns.
 struct PeerWorker {
@@ -75,7 +76,8 @@ using worker_actor = caf::typed_actor<
     // Liveness: a master's periodic probe for one of its sessions (0: none);
     // the answer is the worker's incarnation, so a restart shows.
     caf::replies_to<heartbeat_atom, int64_t>::with<uint64_t>,
-    caf::reacts_to<watch_atom>,  // the worker's own check of its masters
+    caf::reacts_to<watch_atom>,    // the worker's own check of its masters
+    caf::reacts_to<inspect_atom>,  // the worker's own stall inspector
     caf::replies_to<open_sess_atom, OpenSession>::with<wire::WireStatus>,
     caf::reacts_to<close_sess_atom, int64_t>,
     caf::replies_to<reg_graph_atom, wire::RegisterGraphRequest>::with<

@@ -186,6 +186,8 @@ Status RuntimeHandle::Create(const RuntimeOptions& options, std::unique_ptr<Runt
   actors::WorkerOptions local;
   local.num_cpu_devices = options.num_cpu_devices;
   local.threads_per_device = options.threads_per_device;
+  local.stall_warning_after = options.stall_warning_after;
+  local.stall_log = options.stall_log;
   local.local_partitions = impl->local_partitions;
   impl->local_worker = actors::SpawnWorkerActor(system, local);
   workers.push_back(actors::MasterWorker{impl->local_worker, "local", false});

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -39,6 +40,9 @@ struct RuntimeOptions {
   // Failure detection (actors/master/master_actor.h HealthCheckOptions).
   std::chrono::milliseconds heartbeat_interval{250};
   std::chrono::milliseconds worker_lost_after{1500};
+  // Stall inspector of the in-process worker (actors/worker/worker_actor.h).
+  std::chrono::milliseconds stall_warning_after{10000};
+  std::function<void(const std::string&)> stall_log;
 };
 
 class RuntimeHandle {

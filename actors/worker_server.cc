@@ -45,6 +45,7 @@ Status WorkerServer::Start(const WorkerServerOptions& options,
   worker.task = options.task;
   worker.num_cpu_devices = options.num_cpu_devices;
   worker.threads_per_device = options.threads_per_device;
+  worker.stall_warning_after = std::chrono::milliseconds(options.stall_warning_ms);
   impl->worker = actors::SpawnWorkerActor(*impl->system, worker);
   for (int i = 0; i < options.num_cpu_devices; ++i) {
     impl->device_names.push_back(CanonicalDeviceName(options.job, 0, options.task, "CPU", i));

@@ -19,6 +19,7 @@ struct WorkerServerOptions {
   int task = 0;
   int num_cpu_devices = 1;
   int threads_per_device = 0;  // 0: the machine's cores shared among the devices
+  int64_t stall_warning_ms = 10000;  // stall inspector (0: off); reports go to stderr
 };
 
 class WorkerServer {

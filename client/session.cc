@@ -31,6 +31,10 @@ Status Session::Create(const SessionOptions& options, std::unique_ptr<Session>* 
         "it, got ",
         options.heartbeat_interval_ms, " and ", options.worker_lost_after_ms);
   }
+  if (options.stall_warning_ms < 0) {
+    return errors::InvalidArgument("Session: stall_warning_ms must not be negative, got ",
+                                   options.stall_warning_ms);
+  }
   if (options.threads_per_device < 0) {
     return errors::InvalidArgument("Session: threads_per_device must not be negative, got ",
                                    options.threads_per_device);
@@ -47,6 +51,8 @@ Status Session::Create(const SessionOptions& options, std::unique_ptr<Session>* 
   runtime_options.setup_timeout = std::chrono::milliseconds(options.setup_timeout_ms);
   runtime_options.heartbeat_interval = std::chrono::milliseconds(options.heartbeat_interval_ms);
   runtime_options.worker_lost_after = std::chrono::milliseconds(options.worker_lost_after_ms);
+  runtime_options.stall_warning_after = std::chrono::milliseconds(options.stall_warning_ms);
+  runtime_options.stall_log = options.stall_log;
   std::unique_ptr<RuntimeHandle> runtime;
   AF_RETURN_IF_ERROR(RuntimeHandle::Create(runtime_options, &runtime));
   out->reset(new Session(options, std::move(runtime)));

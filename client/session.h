@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -51,6 +52,12 @@ struct SessionOptions {
   // after worker_lost_after_ms without an answer.
   int64_t heartbeat_interval_ms = 250;
   int64_t worker_lost_after_ms = 1500;
+  // Stall inspector: a step of this process's worker whose Recv waits
+  // longer than this is reported once (which tensor, from which device),
+  // to `stall_log` or stderr. 0: off. Servers: `actorflow server
+  // --stall-warning-ms`.
+  int64_t stall_warning_ms = 10000;
+  std::function<void(const std::string&)> stall_log;
   // Deadline of a Run or Extend without its own.
   int64_t default_timeout_ms = 60000;
 };

@@ -69,7 +69,9 @@ void LocalRendezvous::RecvAsync(const std::string& key, DoneCallback done) {
     if (abort_status_.ok()) {
       auto it = table_.find(key);
       if (it == table_.end() || !it->second.has_value) {
-        table_[key].waiters.push_back(std::move(done));
+        Item& item = table_[key];
+        if (item.waiters.empty()) item.waiting_since = std::chrono::steady_clock::now();
+        item.waiters.push_back(std::move(done));
         return;
       }
       value = std::move(it->second.value);
@@ -100,6 +102,18 @@ void LocalRendezvous::StartAbort(const Status& status) {
 size_t LocalRendezvous::NumPending() const {
   std::lock_guard<std::mutex> lock(mu_);
   return table_.size();
+}
+
+std::vector<LocalRendezvous::StalledRecv> LocalRendezvous::StalledRecvs(
+    std::chrono::steady_clock::duration longer_than) const {
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<StalledRecv> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [key, item] : table_) {
+    if (item.waiters.empty() || now - item.waiting_since <= longer_than) continue;
+    out.push_back({key, std::chrono::duration<double>(now - item.waiting_since).count()});
+  }
+  return out;
 }
 
 }  // namespace af

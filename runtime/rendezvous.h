@@ -1,12 +1,14 @@
 // LocalRendezvous: the step-scoped rendezvous table of a worker.
 #pragma once
 
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "core/rendezvous.h"
 
@@ -33,12 +35,21 @@ class LocalRendezvous : public Rendezvous {
   // and leak checks at step end).
   size_t NumPending() const;
 
+  // Recvs that have waited longer than `longer_than` for their tensor (the
+  // stall inspector's view of a hung step).
+  struct StalledRecv {
+    std::string key;
+    double seconds = 0;
+  };
+  std::vector<StalledRecv> StalledRecvs(std::chrono::steady_clock::duration longer_than) const;
+
  private:
   struct Item {
     bool has_value = false;
     Tensor value;
     bool is_dead = false;
     std::deque<DoneCallback> waiters;
+    std::chrono::steady_clock::time_point waiting_since;  // of the first waiter
   };
   mutable std::mutex mu_;
   std::unordered_map<std::string, Item> table_;

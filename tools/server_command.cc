@@ -33,6 +33,7 @@ constexpr std::string_view kUsage =
     "  --host H            address to listen on (default 127.0.0.1)\n"
     "  --task N            task index in the device names (default 0)\n"
     "  --cpus N            CPU devices (default 1)\n"
+    "  --stall-warning-ms M  report a step's Recv that waits longer (default 10000; 0: off)\n"
     "  --threads N         threads per device (default: the cores shared among devices)\n"
     "  --exit-with-parent  stop when the parent process dies (for tests and launchers)\n";
 
@@ -106,6 +107,9 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
     } else if (f.name == "--task") {
       ok = ParseInt(f.value, 0, 1 << 20, &flags->options.task);
       flags->task_given = true;
+    } else if (f.name == "--stall-warning-ms") {
+      ok = ParseInt(f.value, 0, 1 << 30, &number);
+      flags->options.stall_warning_ms = number;
     } else if (f.name == "--cpus") {
       ok = ParseInt(f.value, 1, 1024, &flags->options.num_cpu_devices);
     } else if (f.name == "--threads") {

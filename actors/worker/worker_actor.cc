@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <random>
 #include <thread>
@@ -389,6 +390,43 @@ void WatchMasters(WorkerPointer self) {
   if (watched) self->delayed_send(self, kMasterWatchPeriod, watch_atom::value);
 }
 
+// The stall inspector (as Horovod's): a hang is never silent. A step's
+// Recv that has waited too long is reported once with the tensor and the
+// device it waits for, which names the task to look at.
+void InspectStalls(WorkerPointer self) {
+  WorkerState& st = self->state;
+  for (auto& [step_id, step] : st.steps) {
+    for (const auto& stalled : step.context->rendezvous()->StalledRecvs(st.stall_warning_after)) {
+      if (!step.reported_stalls.insert(stalled.key).second) continue;
+      // key: src_device;src_incarnation;dst_device;tensor_name;frame:iteration
+      std::vector<std::string> parts;
+      for (size_t start = 0;;) {
+        const size_t end = stalled.key.find(';', start);
+        parts.push_back(stalled.key.substr(start, end - start));
+        if (end == std::string::npos) break;
+        start = end + 1;
+      }
+      std::string line = "actorflow stall inspector: step " + std::to_string(step_id) + " on " +
+                         st.task_name + ": ";
+      if (parts.size() >= 4) {
+        line += "the Recv of '" + parts[3] + "' on " + parts[2] + " has waited " +
+                std::to_string(static_cast<int>(stalled.seconds)) + " s for " + parts[0];
+      } else {
+        line += "a Recv of '" + stalled.key + "' has waited " +
+                std::to_string(static_cast<int>(stalled.seconds)) + " s";
+      }
+      if (st.stall_log) {
+        st.stall_log(line);
+      } else {
+        std::fprintf(stderr, "%s\n", line.c_str());
+      }
+    }
+  }
+  self->delayed_send(self, std::max<std::chrono::milliseconds>(st.stall_warning_after / 4,
+                                                               std::chrono::milliseconds(50)),
+                     inspect_atom::value);
+}
+
 void Sweep(WorkerPointer self) {
   const auto now = std::chrono::steady_clock::now();
   for (auto it = self->state.steps.begin(); it != self->state.steps.end();) {
@@ -405,6 +443,11 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
   st.task_name = "/job:" + options.job + "/replica:" + std::to_string(options.replica) +
                  "/task:" + std::to_string(options.task);
   st.incarnation = NewIncarnation();
+  st.stall_warning_after = options.stall_warning_after;
+  st.stall_log = options.stall_log;
+  if (st.stall_warning_after.count() > 0) {
+    self->delayed_send(self, st.stall_warning_after / 4, inspect_atom::value);
+  }
   const int num_devices = std::max(1, options.num_cpu_devices);
   int threads = options.threads_per_device;
   if (threads <= 0) {
@@ -445,6 +488,7 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
         return self->state.incarnation;
       },
       [=](watch_atom) { WatchMasters(self); },
+      [=](inspect_atom) { InspectStalls(self); },
       [=](open_sess_atom, OpenSession& req) { return OpenSessionOnWorker(self, req); },
       [=](close_sess_atom, int64_t session_id) {
         CloseSession(self, session_id, errors::Cancelled("session ", session_id, " closed"));

@@ -5,6 +5,8 @@
 // cleans up steps.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -24,6 +26,11 @@ struct WorkerOptions {
   // The in-process session's table of registered executors, which its
   // client threads read (actors/local_step.h); null for a server's worker.
   std::shared_ptr<LocalPartitionTable> local_partitions;
+  // Stall inspector: a Recv of a running step that waits longer than this
+  // is reported once, naming the step, the tensor and the device it waits
+  // for (0: off). `stall_log` gets the line (null: stderr).
+  std::chrono::milliseconds stall_warning_after{10000};
+  std::function<void(const std::string&)> stall_log;
 };
 
 worker_actor SpawnWorkerActor(caf::actor_system& system, const WorkerOptions& options);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -54,6 +55,7 @@ struct WorkerStep {
   int64_t session_id = 0;
   bool has_run = false;  // RunGraph arrived (else only pushes or an abort)
   std::unordered_map<std::string, uint64_t> chunk_bytes;  // of tensors arriving in chunks
+  std::unordered_set<std::string> reported_stalls;       // rendezvous keys already logged
   caf::typed_response_promise<wire::RunGraphResponse> promise;
 };
 
@@ -76,6 +78,8 @@ struct WorkerState {
   // task is a different incarnation to its masters.
   uint64_t incarnation = 0;
   bool watching_masters = false;  // a watch_atom tick is pending
+  std::chrono::milliseconds stall_warning_after{0};
+  std::function<void(const std::string&)> stall_log;
   std::vector<wire::DeviceInfo> devices;
   std::vector<device_actor> device_actors;
   std::vector<container_actor> container_actors;  // parallel to device_actors

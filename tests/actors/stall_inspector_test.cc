@@ -1,0 +1,53 @@
+// The stall inspector: a step whose Recv waits too long is reported once,
+// naming the step's task, the tensor and the device it waits for.
+#include <mutex>
+
+#include <boost/test/unit_test.hpp>
+
+#include "tests/actors/session_test_util.h"
+
+namespace af {
+namespace {
+
+using testing::GraphBuilder;
+using testing::LocalCpu;
+
+BOOST_AUTO_TEST_CASE(a_stuck_recv_is_reported_once) {
+  auto lines = std::make_shared<std::vector<std::string>>();
+  auto mu = std::make_shared<std::mutex>();
+  SessionOptions options;
+  options.num_cpu_devices = 2;
+  options.stall_warning_ms = 200;
+  options.stall_log = [lines, mu](const std::string& line) {
+    std::lock_guard<std::mutex> lock(*mu);
+    lines->push_back(line);
+  };
+  std::unique_ptr<Session> session;
+  Status s = Session::Create(options, &session);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  GraphBuilder b;
+  tensorflow::NodeDef* recv = b.Add("stuck", "_Recv", {}, LocalCpu(1));
+  auto& attr = *recv->mutable_attr();
+  attr["tensor_type"].set_type(tensorflow::DT_FLOAT);
+  attr["tensor_name"].set_s("nobody_sends_this");
+  attr["send_device"].set_s(LocalCpu(0));
+  attr["send_device_incarnation"].set_i(1);
+  attr["recv_device"].set_s(LocalCpu(1));
+  b.Op("Identity", "y", {"stuck"}, DT_FLOAT, LocalCpu(1));
+  BOOST_TEST_REQUIRE(session->Extend(b.graph()).ok());
+  RunOptions run;
+  run.timeout_ms = 1200;  // several inspections while the step hangs
+  std::vector<Tensor> out;
+  s = session->Run(run, {}, {"y"}, {}, &out);
+  BOOST_TEST(s.code() == Code::DEADLINE_EXCEEDED, s);
+  std::lock_guard<std::mutex> lock(*mu);
+  BOOST_TEST_REQUIRE(lines->size() == 1u);  // once, not at every inspection
+  const std::string& line = lines->front();
+  BOOST_TEST(line.find("nobody_sends_this") != std::string::npos, line);
+  BOOST_TEST(line.find("has waited") != std::string::npos, line);
+  BOOST_TEST(line.find("for " + LocalCpu(0)) != std::string::npos, line);
+  BOOST_TEST(line.find("/job:localhost/replica:0/task:0") != std::string::npos, line);
+}
+
+}  // namespace
+}  // namespace af
