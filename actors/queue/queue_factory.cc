@@ -5,6 +5,7 @@
 
 #include <caf/actor_system.hpp>
 
+#include "actors/accumulator/accumulator_factory.h"
 #include "actors/actor_system_holder.h"
 #include "actors/queue/actor_queue.h"
 #include "core/queue_interface.h"
@@ -27,6 +28,7 @@ caf::actor_system& QueueSystem() {
 }  // namespace
 
 void InstallQueueFactory() {
+  InstallAccumulatorFactory();  // gradient accumulators are actors made the same way
   static std::once_flag once;
   std::call_once(once, [] {
     SetQueueFactory([](const QueueSpec& spec, QueueInterface** out) {

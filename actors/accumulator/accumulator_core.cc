@@ -1,0 +1,137 @@
+#include "actors/accumulator/accumulator_core.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace af::actors {
+
+using Kind = AccumulatorRequest::Kind;
+
+AccumulatorCore::AccumulatorCore(AccumulatorSpec spec,
+                                 std::shared_ptr<std::atomic<int64_t>> dropped,
+                                 std::function<void(const std::string&)> warn)
+    : spec_(std::move(spec)),
+      label_(AccumulatorLabel(spec_)),
+      sum_(MakeGradientSum(spec_)),
+      dropped_(dropped ? std::move(dropped) : std::make_shared<std::atomic<int64_t>>(0)),
+      warn_(std::move(warn)) {}
+
+AccumulatorCore::~AccumulatorCore() { FailAll(errors::Cancelled(label_, " was destroyed")); }
+
+bool AccumulatorCore::Arrive(std::shared_ptr<AccumulatorRequest> request) {
+  // Held to the end: serving the request may drop the deque's reference.
+  const std::shared_ptr<AccumulatorRequest> keep = request;
+  AccumulatorRequest& r = *request;
+  if (sum_ == nullptr) {
+    r.Finish(errors::InvalidArgument(label_, ": accumulators of ", DataTypeString(spec_.dtype),
+                                     " are not supported (half, float, double)"));
+    return false;
+  }
+  switch (r.kind) {
+    case Kind::kApply:
+      Apply(r);
+      return false;
+    case Kind::kSetGlobalStep:
+      SetGlobalStep(r);
+      return false;
+    case Kind::kNumAccumulated:
+      r.Finish(Status::OK(), {}, sum_->count());
+      return false;
+    case Kind::kTake:
+      if (r.withdraw_requested.load(std::memory_order_acquire)) {
+        r.Finish(errors::Cancelled("TakeGrad operation was cancelled"));
+        return false;
+      }
+      if (r.num_required < 1) {
+        r.Finish(errors::InvalidArgument("Argument num_required must be positive, but was ",
+                                         r.num_required));
+        return false;
+      }
+      takes_.push_back(std::move(request));
+      Flush();
+      return !r.finished;
+  }
+  return false;
+}
+
+void AccumulatorCore::Apply(AccumulatorRequest& r) {
+  // TensorFlow drops a stale gradient before looking at it; so do we, but
+  // we count it.
+  if (r.step < global_step_) {
+    dropped_->fetch_add(1, std::memory_order_relaxed);
+    r.Finish(Status::OK(), {}, 0, false);
+    return;
+  }
+  Status s = sum_->Add(r.gradient);
+  if (!s.ok()) {
+    r.Finish(s.WithContext(label_));
+    return;
+  }
+  r.Finish(Status::OK(), {}, 0, true);
+  Flush();
+}
+
+void AccumulatorCore::SetGlobalStep(AccumulatorRequest& r) {
+  if (r.step < global_step_ && warn_) {
+    warn_(label_ + ": global step set back from " + std::to_string(global_step_) + " to " +
+          std::to_string(r.step) + " (AccumulatorSetGlobalStep; TensorFlow sets it too)");
+  }
+  global_step_ = r.step;
+  r.Finish(Status::OK());
+}
+
+void AccumulatorCore::Flush() {
+  while (!takes_.empty() && sum_->count() >= takes_.front()->num_required) {
+    std::shared_ptr<AccumulatorRequest> take = std::move(takes_.front());
+    takes_.pop_front();
+    AccumulatorGradient result;
+    Status s = sum_->Take(&result);
+    if (!s.ok()) {
+      take->Finish(s.WithContext(label_));
+      continue;
+    }
+    ++global_step_;
+    take->Finish(Status::OK(), std::move(result));
+  }
+}
+
+void AccumulatorCore::Withdraw(uint64_t id, Code code) {
+  auto it = std::find_if(takes_.begin(), takes_.end(), [id](const auto& r) { return r->id == id; });
+  if (it == takes_.end()) return;
+  std::shared_ptr<AccumulatorRequest> take = std::move(*it);
+  takes_.erase(it);
+  if (code == Code::DEADLINE_EXCEEDED) {
+    take->Finish(errors::DeadlineExceeded("Timed out waiting to take ", take->num_required,
+                                          " gradients from ", label_, " (it holds ",
+                                          sum_->count(), ")"));
+  } else {
+    take->Finish(errors::Cancelled("TakeGrad operation was cancelled"));
+  }
+  // The place it held in line may let a smaller take through.
+  Flush();
+}
+
+void AccumulatorCore::FailAll(const Status& why) {
+  std::deque<std::shared_ptr<AccumulatorRequest>> takes;
+  takes.swap(takes_);
+  for (auto& t : takes) t->Finish(why);
+}
+
+bool AccumulatorCore::InspectStalls(int64_t now_ns, int64_t waiting_since_ns,
+                                    std::vector<std::string>* lines) {
+  for (const auto& t : takes_) {
+    if (t->stall_reported || t->arrived_ns > waiting_since_ns) continue;
+    t->stall_reported = true;
+    const int64_t seconds = (now_ns - t->arrived_ns) / 1000000000;
+    const int32_t held = sum_ ? sum_->count() : 0;
+    lines->push_back(label_ + ": a take of " + std::to_string(t->num_required) +
+                     " gradients has waited " + std::to_string(seconds) + " s; it holds " +
+                     std::to_string(held) + " (global step " + std::to_string(global_step_) +
+                     "): does anything apply gradients with local_step >= " +
+                     std::to_string(global_step_) + "? " + std::to_string(dropped()) +
+                     " stale gradients dropped so far");
+  }
+  return !takes_.empty();
+}
+
+}  // namespace af::actors
