@@ -61,6 +61,9 @@ using proof_atom = caf::atom_constant<caf::atom("afproof")>;  // handshake: proo
 struct PeerWorker {
   caf::actor worker;
   std::vector<std::string> devices;
+  // Its data plane as the session's workers reach it (the master resolves
+  // a wildcard host; actors/worker/data_plane.h); empty: none.
+  std::string data_address;
 };
 
 // Opens a session on a worker: who the master is (the worker monitors it

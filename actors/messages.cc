@@ -195,7 +195,8 @@ template <class F> caf::error Fields(F& f, WireStatus& x) {
   return f(caf::meta::type_name("af.WireStatus"), x.code, x.message);
 }
 template <class F> caf::error Fields(F& f, DeviceInfo& x) {
-  return f(caf::meta::type_name("af.DeviceInfo"), x.name, x.type, x.incarnation);
+  return f(caf::meta::type_name("af.DeviceInfo"), x.name, x.type, x.incarnation,
+           x.data_address);
 }
 template <class F> caf::error Fields(F& f, RegisterGraphRequest& x) {
   return f(caf::meta::type_name("af.RegisterGraphRequest"), x.session_id, x.incarnation,
@@ -276,7 +277,7 @@ namespace actors {
 namespace {
 
 template <class F> caf::error Fields(F& f, PeerWorker& x) {
-  return f(caf::meta::type_name("af.PeerWorker"), x.worker, x.devices);
+  return f(caf::meta::type_name("af.PeerWorker"), x.worker, x.devices, x.data_address);
 }
 template <class F> caf::error Fields(F& f, OpenSession& x) {
   return f(caf::meta::type_name("af.OpenSession"), x.session_id, x.incarnation, x.master,

@@ -18,6 +18,7 @@
 #include "actors/master/master_actor.h"
 #include "actors/master/remote_master.h"
 #include "actors/queue/queue_factory.h"
+#include "actors/worker/data_plane.h"
 #include "actors/worker/worker_actor.h"
 
 namespace af {
@@ -81,6 +82,12 @@ struct RuntimeHandle::Impl {
     local.stall_log = options.stall_log;
     local.local_partitions = local_partitions;
     local.cluster_secret = options.cluster_secret;
+    if (!options.remote_tasks.empty()) {
+      local.data_plane = actors::DataPlane::Start(
+          actors::ClientDataPlaneHost(options.remote_tasks.front().address,
+                                      !options.cluster_secret.empty()),
+          options.cluster_secret);
+    }
     local_worker = actors::SpawnWorkerActor(*system, local);
     workers.push_back(actors::MasterWorker{local_worker, "local", false});
     std::vector<worker_actor> remotes;

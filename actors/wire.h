@@ -30,6 +30,9 @@ struct DeviceInfo {
   std::string name;  // full device name
   std::string type;  // "CPU", "GPU"
   uint64_t incarnation = 0;
+  // "host:port" of the worker's data plane (actors/worker/data_plane.h),
+  // the same for every device of a worker; empty: none (chunks via CAF).
+  std::string data_address;
 };
 
 // Worker registration of one partition (a GraphDef already placed on

@@ -8,6 +8,7 @@
 #include "actors/master/master_service.h"
 #include "actors/peer_auth.h"
 #include "actors/queue/queue_factory.h"
+#include "actors/worker/data_plane.h"
 #include "actors/worker/worker_actor.h"
 #include "core/cluster_secret.h"
 #include "core/device_name.h"
@@ -19,6 +20,7 @@ struct WorkerServer::Impl {
   actors::worker_actor worker;
   uint16_t port = 0;
   std::vector<std::string> device_names;
+  std::string data_address;  // empty: no data plane
 
   void Stop() {
     if (!worker) return;
@@ -63,6 +65,10 @@ Status WorkerServer::Start(const WorkerServerOptions& options,
   worker.make_master_service = [service](caf::actor_system& system, actors::worker_actor self) {
     return actors::SpawnMasterService(system, std::move(self), service);
   };
+  // Large tensors leave and arrive beside CAF, on the same host as the
+  // server (the same loopback-only rule without a secret, checked above).
+  worker.data_plane = actors::DataPlane::Start(options.host, options.cluster_secret);
+  if (worker.data_plane) impl->data_address = worker.data_plane->address();
   impl->worker = actors::SpawnWorkerActor(*impl->system, worker);
   for (int i = 0; i < options.num_cpu_devices; ++i) {
     impl->device_names.push_back(CanonicalDeviceName(options.job, 0, options.task, "CPU", i));
@@ -85,6 +91,8 @@ uint16_t WorkerServer::port() const { return impl_->port; }
 const std::vector<std::string>& WorkerServer::device_names() const {
   return impl_->device_names;
 }
+
+const std::string& WorkerServer::data_address() const { return impl_->data_address; }
 
 void WorkerServer::Stop() { impl_->Stop(); }
 

@@ -42,6 +42,9 @@ class WorkerServer {
 
   uint16_t port() const;
   const std::vector<std::string>& device_names() const;
+  // "host:port" of the worker's data plane for large tensors; empty when
+  // it has none (ACTORFLOW_DATA_PLANE=off, or it could not listen).
+  const std::string& data_address() const;
   // Stops the worker; sessions using it see it go away.
   void Stop();
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <utility>
+#include <vector>
 
 #include <sys/mman.h>
 
@@ -51,6 +53,7 @@ void* BufferCache::Allocate(size_t requested) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (static_cast<size_t>(index) < free_.size() && !free_[index].empty()) {
+      last_used_[index] = ++use_clock_;
       void* p = free_[index].back();
       free_[index].pop_back();
       cached_bytes_ -= static_cast<int64_t>(block);
@@ -76,18 +79,40 @@ void BufferCache::Deallocate(void* ptr, size_t bytes, int64_t peak_in_use) {
   const int index = ClassIndex(bytes);
   const int64_t block = static_cast<int64_t>(ClassBytes(bytes));
   const int64_t limit = std::max(static_cast<int64_t>(min_cache_limit_), peak_in_use);
+  std::vector<std::pair<void*, size_t>> evicted;  // unmapped outside the lock
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (static_cast<size_t>(index) >= free_.size()) {
+      free_.resize(index + 1);
+      last_used_.resize(index + 1, 0);
+    }
+    last_used_[index] = ++use_clock_;
+    // Room for this block from the classes used longest ago (never from
+    // its own: the cache already holds that class's working set).
+    while (block <= limit && cached_bytes_ + block > limit) {
+      int victim = -1;
+      for (size_t c = 0; c < free_.size(); ++c) {
+        if (static_cast<int>(c) == index || free_[c].empty()) continue;
+        if (victim < 0 || last_used_[c] < last_used_[victim]) victim = static_cast<int>(c);
+      }
+      if (victim < 0) break;
+      const size_t victim_bytes = ClassIndexBytes(victim);
+      evicted.emplace_back(free_[victim].back(), victim_bytes);
+      free_[victim].pop_back();
+      cached_bytes_ -= static_cast<int64_t>(victim_bytes);
+      mapped_bytes_ -= static_cast<int64_t>(victim_bytes);
+    }
     if (cached_bytes_ + block <= limit) {
-      if (static_cast<size_t>(index) >= free_.size()) free_.resize(index + 1);
       free_[index].push_back(ptr);
       cached_bytes_ += block;
       PoisonMemory(ptr, static_cast<size_t>(block));
-      return;
+      ptr = nullptr;
+    } else {
+      mapped_bytes_ -= block;
     }
-    mapped_bytes_ -= block;
   }
-  Unmap(ptr, static_cast<size_t>(block));
+  for (const auto& [p, size] : evicted) Unmap(p, size);
+  if (ptr != nullptr) Unmap(ptr, static_cast<size_t>(block));
 }
 
 void BufferCache::Release() {
@@ -100,15 +125,19 @@ void BufferCache::Release() {
   }
   for (size_t index = 0; index < blocks.size(); ++index) {
     if (blocks[index].empty()) continue;
-    // Any request of the class maps to the same block size; take the
-    // class's largest request to recover it.
-    const int log2 = static_cast<int>(index) / kClassesPerDoubling + 12;
-    const size_t k = index % kClassesPerDoubling;
-    const size_t step = size_t{1} << (log2 - kLog2Classes);
-    const size_t largest_request = (size_t{1} << log2) + (k + 1) * step;
-    const size_t block = ClassBytes(largest_request);
+    const size_t block = ClassIndexBytes(static_cast<int>(index));
     for (void* p : blocks[index]) Unmap(p, block);
   }
+}
+
+size_t BufferCache::ClassIndexBytes(int index) {
+  // Any request of the class maps to the same block size; take the
+  // class's largest request to recover it.
+  const int log2 = index / kClassesPerDoubling + 12;
+  const size_t k = static_cast<size_t>(index % kClassesPerDoubling);
+  const size_t step = size_t{1} << (log2 - kLog2Classes);
+  const size_t largest_request = (size_t{1} << log2) + (k + 1) * step;
+  return ClassBytes(largest_request);
 }
 
 int64_t BufferCache::cached_bytes() const {

@@ -39,7 +39,12 @@ class BufferCache {
   // A block of ClassBytes(bytes), page aligned; nullptr when memory is out.
   void* Allocate(size_t bytes);
   // `bytes`: the size passed to Allocate. `peak_in_use`: the owner's peak
-  // of bytes in use, which bounds what the cache keeps.
+  // of bytes in use, which bounds what the cache keeps. When the block does
+  // not fit under that bound, blocks of the classes used longest ago go
+  // back to the kernel to make room: the block just freed is the one a
+  // repeating workload asks for next (a step that receives a 64 MiB tensor
+  // each time would otherwise fault in fresh pages every step once a few
+  // blocks of an earlier phase sit in the cache).
   void Deallocate(void* ptr, size_t bytes, int64_t peak_in_use);
 
   // Returns every cached block to the kernel.
@@ -50,12 +55,16 @@ class BufferCache {
 
  private:
   static int ClassIndex(size_t bytes);
+  // The block size of every request of class `index`.
+  static size_t ClassIndexBytes(int index);
   static void* Map(size_t bytes);
   static void Unmap(void* ptr, size_t bytes);
 
   const size_t min_cache_limit_;
   mutable std::mutex mu_;
   std::vector<std::vector<void*>> free_;  // per class index
+  std::vector<uint64_t> last_used_;       // per class index: use_clock_ at its last use
+  uint64_t use_clock_ = 0;
   int64_t cached_bytes_ = 0;
   int64_t mapped_bytes_ = 0;
 };

@@ -11,6 +11,7 @@
 #include "actors/worker_server.h"
 #include "core/cluster_secret.h"
 #include "core/cluster_spec.h"
+#include "core/net/transfer_counters.h"
 #include "tools/flags.h"
 #include "tools/subcommands.h"
 
@@ -24,6 +25,8 @@ constexpr std::string_view kUsage =
     "Hosts a worker with devices /job:J/replica:0/task:N/device:CPU:0..N-1 for\n"
     "sessions in other processes (SessionOptions::cluster or remote_workers).\n"
     "Prints `listening on H:P` once ready and serves until SIGINT or SIGTERM.\n"
+    "Large tensors move on a second port of the same host, printed before it as\n"
+    "`data plane on H:P` (ACTORFLOW_DATA_PLANE=off: none, they go through CAF).\n"
     "With neither --cluster nor --port, TensorFlow's TF_CONFIG environment variable\n"
     "gives the cluster and this task ({\"cluster\": {...}, \"task\": {\"type\": J,\n"
     "\"index\": N}}), so cluster managers that set it start servers unchanged.\n"
@@ -162,6 +165,13 @@ int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
     err << "actorflow server: " << s << "\n";
     return kExitError;
   }
+  // Before the "listening on" line, which tells launchers and tests that the
+  // server is ready: whoever reads up to it has this one too.
+  if (server->data_address().empty()) {
+    out << "actorflow server: no data plane: large tensors cross through CAF in chunks\n";
+  } else {
+    out << "actorflow server: data plane on " << server->data_address() << "\n";
+  }
   out << "actorflow server: listening on " << flags.options.host << ":" << server->port();
   if (flags.options.cluster_secret.empty()) {
     out << " without authentication (loopback only; give --secret-file to listen on other "
@@ -175,6 +185,11 @@ int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
   int signal_number = 0;
   sigwait(&stop, &signal_number);
   out << "actorflow server: stopping (signal " << signal_number << ")\n";
+  const net::TransferCounters& moved = net::TransferCounters::Global();
+  out << "actorflow server: the data plane received " << moved.tensors_received.load()
+      << " tensors (" << moved.bytes_received.load() << " bytes) and sent "
+      << moved.tensors_sent.load() << " (" << moved.bytes_sent.load() << " bytes); "
+      << moved.fallbacks.load() << " took the chunk path\n";
   out.flush();
   server.reset();
   return kExitOk;

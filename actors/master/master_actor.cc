@@ -9,6 +9,7 @@
 #include <caf/system_messages.hpp>
 
 #include "actors/master/master_state.h"
+#include "actors/worker/data_plane.h"
 #include "graph/graph_def_import.h"
 
 namespace af::actors {
@@ -101,10 +102,21 @@ OpenSession SessionOpening(MasterPointer self) {
   open.master_lost_after_ms =
       std::max<std::chrono::milliseconds>(std::chrono::seconds(10), 4 * st.health.lost_after)
           .count();
+  // A worker of this process advertising a wildcard data address is
+  // reached at this host's address toward the first remote task.
+  std::string first_remote;
+  for (const WorkerRecord& record : st.workers) {
+    if (record.worker.remote && first_remote.empty()) first_remote = record.worker.address;
+  }
   for (const WorkerRecord& record : st.workers) {
     PeerWorker peer;
     peer.worker = caf::actor_cast<caf::actor>(record.worker.handle);
     for (const wire::DeviceInfo& d : record.devices) peer.devices.push_back(d.name);
+    if (!record.devices.empty()) {
+      peer.data_address =
+          PeerDataAddress(record.devices.front().data_address,
+                          record.worker.remote ? record.worker.address : "", first_remote);
+    }
     open.peers.push_back(std::move(peer));
   }
   return open;

@@ -272,7 +272,7 @@ void SetUpMaster(caf::blocking_actor* self, const SetupRequest& req) {
     if (s.ok()) s = CheckTasks(req.tasks, call->devices);
     if (s.ok()) {
       for (const DeviceAttributes& d : call->devices) {
-        devices.push_back(wire::DeviceInfo{d.name, d.type, d.incarnation});
+        devices.push_back(wire::DeviceInfo{d.name, d.type, d.incarnation, /*data_address=*/""});
       }
     } else {
       CloseAndStopMaster(master);

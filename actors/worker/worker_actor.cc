@@ -19,6 +19,7 @@
 #include "actors/stall_reporting.h"
 #include "actors/peer_auth.h"
 #include "actors/worker/chunk_sender.h"
+#include "actors/worker/data_plane.h"
 #include "actors/device/container_actor.h"
 #include "actors/device/device_actor.h"
 #include "actors/worker/worker_state.h"
@@ -301,6 +302,7 @@ wire::WireStatus OpenSessionOnWorker(WorkerPointer self, OpenSession& req) {
     return wire::ToWire(s);
   }
   auto router = std::make_shared<PeerRouter>(self->address());
+  router->set_data_plane(st.data_plane);
   for (PeerWorker& peer : req.peers) {
     std::shared_ptr<PushOutbox> outbox;  // one per peer worker
     for (std::string& device : peer.devices) {
@@ -312,7 +314,7 @@ wire::WireStatus OpenSessionOnWorker(WorkerPointer self, OpenSession& req) {
                                               caf::actor_cast<worker_actor>(peer.worker));
         st.outboxes.emplace(outbox->id(), outbox);
       }
-      router->Add(device, caf::actor_cast<worker_actor>(peer.worker), outbox);
+      router->Add(device, caf::actor_cast<worker_actor>(peer.worker), outbox, peer.data_address);
     }
   }
   if (auto open = st.sessions.find(req.session_id); open != st.sessions.end()) {
@@ -504,6 +506,15 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
   st.stall_log = options.stall_log;
   SetStallReporting(StallReporting{options.stall_warning_after, options.stall_log});
   st.cluster_secret = options.cluster_secret;
+  std::string data_address;
+  if (options.data_plane) {
+    st.data_plane = options.data_plane;
+    st.data_plane->Attach(self->address());
+    data_address = st.data_plane->address();
+    // Its threads end with the worker (routers still held by finishing
+    // steps only keep a stopped plane alive).
+    self->attach_functor([plane = st.data_plane] { plane->Stop(); });
+  }
   if (st.stall_warning_after.count() > 0) {
     self->delayed_send(self, st.stall_warning_after / 4, inspect_atom::value);
   }
@@ -519,7 +530,8 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
     device.num_threads = threads;
     device.incarnation = st.incarnation;
     device.local_partitions = options.local_partitions;
-    st.devices.push_back(wire::DeviceInfo{device.name, device.type, device.incarnation});
+    st.devices.push_back(
+        wire::DeviceInfo{device.name, device.type, device.incarnation, data_address});
     st.device_actors.push_back(SpawnDeviceActor(self, device));
     st.container_actors.push_back(SpawnContainerActor(self, device.name));
     names->push_back(device.name);
@@ -688,7 +700,9 @@ Status PeerRouter::Send(int64_t step_id, const std::string& key, std::string_vie
   for (const Route& route : routes_) {
     if (route.device != dst_device) continue;
     const worker_actor& worker = route.worker;
-    if (chunked) {
+    if (chunked && data_plane_ && !route.data_address.empty()) {
+      data_plane_->Send(route.data_address, worker, step_id, key, value);
+    } else if (chunked) {
       SendInChunks(worker, step_id, key, value);
     } else if (!route.outbox) {
       SendFromAnyThreadAs(caf::actor_cast<caf::strong_actor_ptr>(sender_), worker,

@@ -17,6 +17,8 @@
 
 namespace af::actors {
 
+class DataPlane;
+
 struct WorkerOptions {
   std::string job = "localhost";
   int replica = 0;
@@ -40,6 +42,10 @@ struct WorkerOptions {
   // with the worker's own handle; clients that target this process open
   // their sessions through the worker's published handle. Null: none.
   std::function<master_service_actor(caf::actor_system&, worker_actor)> make_master_service;
+  // The worker's data plane for large tensors (actors/worker/data_plane.h),
+  // started by whoever starts the worker; the worker advertises its address
+  // with its devices and stops it when it terminates. Null: none.
+  std::shared_ptr<DataPlane> data_plane;
 };
 
 worker_actor SpawnWorkerActor(caf::actor_system& system, const WorkerOptions& options);

@@ -23,6 +23,8 @@
 
 namespace af::actors {
 
+class DataPlane;
+
 // Where Sends to other processes go for one session: device -> worker.
 class PeerRouter final : public RemoteSender {
  public:
@@ -30,10 +32,16 @@ class PeerRouter final : public RemoteSender {
   // worker with a cluster secret refuses anonymous messages.
   explicit PeerRouter(caf::actor_addr sender) : sender_(std::move(sender)) {}
   // `outbox` gathers the small tensors bound for `worker` (shared by its
-  // devices).
-  void Add(std::string device, worker_actor worker, std::shared_ptr<PushOutbox> outbox) {
-    routes_.push_back(Route{std::move(device), std::move(worker), std::move(outbox)});
+  // devices); `data_address`: its data plane (empty: large tensors go in
+  // chunks through CAF).
+  void Add(std::string device, worker_actor worker, std::shared_ptr<PushOutbox> outbox,
+           std::string data_address = "") {
+    routes_.push_back(Route{std::move(device), std::move(worker), std::move(outbox),
+                            std::move(data_address)});
   }
+  // This worker's data plane, which sends large tensors to peers that
+  // have one (null: chunks through CAF).
+  void set_data_plane(std::shared_ptr<DataPlane> plane) { data_plane_ = std::move(plane); }
   Status Send(int64_t step_id, const std::string& key, std::string_view dst_device,
               const Tensor& value, bool is_dead) const override;
 
@@ -42,8 +50,10 @@ class PeerRouter final : public RemoteSender {
     std::string device;
     worker_actor worker;
     std::shared_ptr<PushOutbox> outbox;
+    std::string data_address;
   };
   caf::actor_addr sender_;  // weak: the worker's state owns the router
+  std::shared_ptr<DataPlane> data_plane_;
   std::vector<Route> routes_;
 };
 
@@ -108,6 +118,7 @@ struct WorkerState {
   std::unordered_map<uint64_t, std::weak_ptr<PushOutbox>> outboxes;
   uint64_t next_outbox = 1;
   master_service_actor master_service;  // null: this worker opens no master sessions
+  std::shared_ptr<DataPlane> data_plane;  // null: large tensors cross in chunks
   static inline const char* name = "af.worker";
 };
 

@@ -69,6 +69,43 @@ BOOST_AUTO_TEST_CASE(the_cache_keeps_at_most_its_limit_or_the_peak_in_use) {
   BOOST_TEST(cache.cached_bytes() == static_cast<int64_t>(5 * block));
 }
 
+// A workload that moves on to another size (a server receiving 1 MiB
+// tensors, then 64 MiB ones) keeps its new block: the blocks of the class
+// used longest ago make room, within the same bound.
+BOOST_AUTO_TEST_CASE(a_freed_block_evicts_the_least_recently_used_classes_to_fit) {
+  const size_t small = BufferCache::ClassBytes(1 << 20);
+  const size_t medium = BufferCache::ClassBytes(3 << 20);
+  const size_t large = BufferCache::ClassBytes(8 << 20);
+  BufferCache cache(large);
+  void* a = cache.Allocate(1 << 20);
+  void* b = cache.Allocate(1 << 20);
+  void* m = cache.Allocate(3 << 20);
+  cache.Deallocate(a, 1 << 20, 0);
+  cache.Deallocate(b, 1 << 20, 0);
+  cache.Deallocate(m, 3 << 20, 0);  // the small class is now the older one
+  BOOST_TEST(cache.cached_bytes() == static_cast<int64_t>(2 * small + medium));
+  void* l = cache.Allocate(8 << 20);
+  cache.Deallocate(l, 8 << 20, static_cast<int64_t>(large));
+  // Both small blocks went first; the medium one, used later, also had to.
+  BOOST_TEST(cache.cached_bytes() == static_cast<int64_t>(large));
+  BOOST_TEST(cache.mapped_bytes() == static_cast<int64_t>(large));
+  void* again = cache.Allocate(8 << 20);
+  BOOST_TEST(again == l);  // reused, not mapped afresh
+  cache.Deallocate(again, 8 << 20, static_cast<int64_t>(large));
+  // A bound that leaves room: only the oldest class goes.
+  BufferCache roomy(large + medium);
+  a = roomy.Allocate(1 << 20);
+  m = roomy.Allocate(3 << 20);
+  roomy.Deallocate(a, 1 << 20, 0);
+  roomy.Deallocate(m, 3 << 20, 0);
+  l = roomy.Allocate(8 << 20);
+  roomy.Deallocate(l, 8 << 20, 0);
+  BOOST_TEST(roomy.cached_bytes() == static_cast<int64_t>(large + medium));
+  void* reused = roomy.Allocate(3 << 20);
+  BOOST_TEST(reused == m);
+  roomy.Deallocate(reused, 3 << 20, 0);
+}
+
 BOOST_AUTO_TEST_CASE(a_repeating_workload_maps_no_new_memory_after_its_first_round) {
   BufferCache cache(size_t{1} << 30);
   const std::vector<size_t> sizes = {5000, 80000, 80000, 1 << 20, 3 << 20, 123456, 7777777};

@@ -1,0 +1,61 @@
+// Plain blocking TCP for the tensor data plane (core/net/tensor_sender.h,
+// tensor_receiver.h): listen, connect with a deadline, and move whole
+// buffers. Every call that can block has a way out: a receive timeout, a
+// stop flag polled while connecting, or shutdown() of the socket from
+// another thread (which wakes a blocked send or recv). No CAF here.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace af::net {
+
+// "host:port" split at the last ':' ("[v6]:port" loses its brackets).
+// False when there is no port or it is not a number in 1..65535.
+bool SplitHostPort(std::string_view address, std::string* host, uint16_t* port);
+// The reverse; an IPv6 host gets brackets.
+std::string JoinHostPort(std::string_view host, uint16_t port);
+// "0.0.0.0", "::", "" and "*": a listener there serves every interface,
+// so the address is no place to connect to.
+bool IsWildcardHost(std::string_view host);
+
+// A listening socket on `host` (a name or a numeric address) and an
+// ephemeral port. `*bound` gets the numeric "host:port" it is bound to.
+Status ListenTcp(const std::string& host, int backlog, int* fd, std::string* bound);
+
+// Connects to "host:port" within `timeout`, giving up early once `*stop`
+// is set (checked every few milliseconds). The socket is blocking after.
+Status ConnectTcp(const std::string& address, std::chrono::milliseconds timeout,
+                  const std::atomic<bool>& stop, int* fd);
+
+// TCP_NODELAY (a frame's header must not wait for an ACK) and a send
+// timeout, so that a peer that stops reading frees the sender eventually.
+void ConfigureDataSocket(int fd, std::chrono::milliseconds send_timeout);
+// Bounds each later recv (0: no bound); a timed-out read is DEADLINE_EXCEEDED.
+void SetReceiveTimeout(int fd, std::chrono::milliseconds timeout);
+
+// Writes every byte of `iov[0..count)` (which it advances; no SIGPIPE).
+// UNAVAILABLE naming the errno when the connection fails.
+Status SendAll(int fd, iovec* iov, int count);
+Status SendAll(int fd, const void* data, size_t bytes);
+// Reads exactly `bytes` into `data`. UNAVAILABLE when the peer closes or
+// the connection fails, DEADLINE_EXCEEDED on a receive timeout.
+Status RecvAll(int fd, void* data, size_t bytes);
+
+// The numeric address of this host that the kernel would use to reach
+// `host` (a UDP connect, which sends nothing); "127.0.0.1" when it cannot
+// tell.
+std::string LocalAddressToward(const std::string& host);
+
+// "ip:port" of the socket's peer, for log lines.
+std::string PeerName(int fd);
+
+}  // namespace af::net

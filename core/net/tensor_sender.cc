@@ -1,0 +1,233 @@
+#include "core/net/tensor_sender.h"
+
+#include <pthread.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <vector>
+
+#include "core/net/data_handshake.h"
+#include "core/net/tcp_socket.h"
+#include "core/net/tensor_frame.h"
+#include "core/net/transfer_counters.h"
+
+namespace af::net {
+namespace {
+
+// Loopback and LAN connects take microseconds to milliseconds; an address
+// that drops SYNs must not hold a step for long (its jobs wait meanwhile).
+constexpr auto kConnectTimeout = std::chrono::seconds(3);
+// A receiver that stops reading for this long is treated as gone: the
+// connection fails and its jobs fall back (CAF's own timeouts take over).
+constexpr auto kSendTimeout = std::chrono::seconds(60);
+// After a failed connect, new jobs for the address fall back at once for
+// this long, doubling per failure in a row up to kMaxRetryAfter.
+constexpr auto kRetryAfter = std::chrono::seconds(5);
+constexpr auto kMaxRetryAfter = std::chrono::minutes(5);
+// How often an idle connection looks whether its peer closed it.
+constexpr auto kIdleCheck = std::chrono::seconds(30);
+
+// The peer closed (or reset) the connection; it never sends us anything.
+bool PeerClosed(int fd) {
+  char byte;
+  const ssize_t got = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+}  // namespace
+
+TensorSender::TensorSender(std::string secret, std::function<void(const std::string&)> log)
+    : secret_(std::move(secret)), log_(std::move(log)) {}
+
+TensorSender::~TensorSender() { Stop(); }
+
+void TensorSender::Log(const std::string& line) const {
+  if (log_) {
+    log_(line);
+  } else {
+    std::fprintf(stderr, "actorflow data plane: %s\n", line.c_str());
+  }
+}
+
+void TensorSender::Send(const std::string& address, Job job) {
+  std::list<Connection> finished;
+  bool fall_back = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_.load()) return;  // the owner is going away: so is the step
+    Peer& peer = peers_[address];
+    for (auto it = peer.connections.begin(); it != peer.connections.end();) {
+      auto next = std::next(it);
+      if (it->done) finished.splice(finished.end(), peer.connections, it);
+      it = next;
+    }
+    if (Clock::now() < peer.retry_after) {
+      fall_back = true;
+    } else {
+      // An idle connection if there is one, else a new one while below the
+      // limit, else the one with the fewest bytes ahead of this job.
+      Connection* chosen = nullptr;
+      Connection* least = nullptr;
+      size_t open = 0;
+      for (Connection& c : peer.connections) {
+        if (c.closing) continue;
+        ++open;
+        if (c.jobs.empty() && !c.writing) {
+          chosen = &c;
+          break;
+        }
+        if (least == nullptr || c.queued_bytes < least->queued_bytes) least = &c;
+      }
+      if (chosen == nullptr && open < kConnectionsPerPeer) {
+        Connection& c = peer.connections.emplace_back();
+        c.thread = std::thread([this, address, p = &peer, cp = &c] { Run(address, p, cp); });
+        chosen = &c;
+      }
+      if (chosen == nullptr) chosen = least;
+      chosen->queued_bytes += job.value.TotalBytes();
+      chosen->jobs.push_back(std::move(job));
+      chosen->wake.notify_one();
+    }
+  }
+  for (Connection& c : finished) c.thread.join();
+  if (fall_back) {
+    TransferCounters::Global().fallbacks.fetch_add(1, std::memory_order_relaxed);
+    if (job.fallback) job.fallback();
+  }
+}
+
+void TensorSender::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_.exchange(true)) return;
+    for (auto& [address, peer] : peers_) {
+      for (Connection& c : peer.connections) {
+        c.wake.notify_all();
+        if (c.fd >= 0) shutdown(c.fd, SHUT_RDWR);
+      }
+    }
+  }
+  // Send adds nothing once stopping_ is set; threads touch only their own
+  // connection's fields (under mu_), not the containers.
+  for (auto& [address, peer] : peers_) {
+    for (Connection& c : peer.connections) {
+      if (c.thread.joinable()) c.thread.join();
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  peers_.clear();
+}
+
+void TensorSender::Run(const std::string& address, Peer* peer, Connection* connection) {
+  pthread_setname_np(pthread_self(), "af.data.send");  // else it bears its creator's name
+  int fd = -1;
+  Status s = ConnectTcp(address, kConnectTimeout, stopping_, &fd);
+  if (s.ok()) {
+    {
+      // Registered under the lock, so that Stop either sees it (and shuts
+      // it down) or has already set stopping_ (checked here).
+      std::lock_guard<std::mutex> lock(mu_);
+      connection->fd = fd;
+      if (stopping_.load()) s = errors::Cancelled("stopping");
+    }
+    if (s.ok()) {
+      ConfigureDataSocket(fd, kSendTimeout);
+      SetReceiveTimeout(fd, kHandshakeTimeout);
+      s = ConnectorHandshake(fd, secret_);
+    }
+  }
+  if (!s.ok()) return Fail(address, peer, connection, s, /*connecting=*/true, nullptr);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    peer->failures = 0;
+  }
+  while (true) {
+    Job job;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      const auto ready = [&] { return stopping_.load() || !connection->jobs.empty(); };
+      // An idle connection whose peer has gone (a restarted task listens on
+      // a new port, so nothing is sent here again) ends its thread.
+      while (!connection->wake.wait_for(lock, kIdleCheck, ready)) {
+        if (PeerClosed(fd)) {
+          connection->closing = true;
+          break;
+        }
+      }
+      if (stopping_.load() || connection->closing) break;
+      job = std::move(connection->jobs.front());
+      connection->jobs.pop_front();
+      connection->writing = true;
+    }
+    const uint64_t bytes = job.value.TotalBytes();
+    std::string header = EncodeFrameHeader(job.step_id, job.key, job.value);
+    iovec iov[2] = {{header.data(), header.size()}, {job.value.raw_data(), bytes}};
+    s = SendAll(fd, iov, 2);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      connection->writing = false;
+      connection->queued_bytes -= bytes;
+    }
+    if (!s.ok()) return Fail(address, peer, connection, s, /*connecting=*/false, &job);
+    TransferCounters& counters = TransferCounters::Global();
+    counters.tensors_sent.fetch_add(1, std::memory_order_relaxed);
+    counters.bytes_sent.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  std::deque<Job> dropped;  // released outside the lock
+  std::lock_guard<std::mutex> lock(mu_);
+  close(fd);
+  connection->fd = -1;
+  dropped.swap(connection->jobs);
+  connection->done = true;
+}
+
+void TensorSender::Fail(const std::string& address, Peer* peer, Connection* connection,
+                        const Status& why, bool connecting, Job* current) {
+  std::vector<Job> orphans;
+  bool log = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    connection->closing = true;
+    if (current != nullptr) orphans.push_back(std::move(*current));
+    for (Job& job : connection->jobs) orphans.push_back(std::move(job));
+    connection->jobs.clear();
+    connection->queued_bytes = 0;
+    if (connection->fd >= 0) close(connection->fd);
+    connection->fd = -1;
+    if (connecting) {
+      const auto wait = std::min<Clock::duration>(kRetryAfter * (1 << std::min(peer->failures, 8)),
+                                                  kMaxRetryAfter);
+      peer->retry_after = Clock::now() + wait;
+      ++peer->failures;
+    }
+    log = !stopping_.load() && (!connecting || !peer->failure_logged);
+    if (connecting) peer->failure_logged = true;
+  }
+  if (log) {
+    Log(connecting ? "cannot use the data plane at " + address + ": " + why.ToString() + "; " +
+                         std::to_string(orphans.size()) +
+                         " tensor(s) take the chunk path, and later ones until it can be reached"
+                   : "the connection to the data plane at " + address + " broke: " +
+                         why.ToString() + "; " + std::to_string(orphans.size()) +
+                         " tensor(s) dropped (their steps fail when the peer is found lost, or "
+                         "at their deadline)");
+  }
+  // A break mid-frame almost always means the peer died: sending its
+  // tensors again through CAF would only leave chunk senders waiting out
+  // their timeouts on a dead proxy (and hold its memory meanwhile).
+  if (stopping_.load() || !connecting) orphans.clear();
+  TransferCounters::Global().fallbacks.fetch_add(orphans.size(), std::memory_order_relaxed);
+  for (Job& job : orphans) {
+    if (job.fallback) job.fallback();
+  }
+  orphans.clear();
+  // Last: once `done` is seen, Send may join and destroy this connection.
+  std::lock_guard<std::mutex> lock(mu_);
+  connection->done = true;
+}
+
+}  // namespace af::net
