@@ -132,6 +132,17 @@ void CloseSession(WorkerPointer self, int64_t session_id, const Status& why) {
   self->state.sessions.erase(it);
 }
 
+// A session whose master is gone or silent: its partitions and running
+// steps go, and the server says so (an operator looking at a server whose
+// memory did not come back after a client died finds the reason here).
+void FreeOrphanedSession(WorkerPointer self, int64_t session_id, const Status& why) {
+  if (self->state.sessions.count(session_id) == 0) return;
+  std::fprintf(stderr, "actorflow worker %s: freed session %lld: %s\n",
+               self->state.task_name.c_str(), static_cast<long long>(session_id),
+               why.message().c_str());
+  CloseSession(self, session_id, why);
+}
+
 caf::result<wire::RunGraphResponse> RunGraph(WorkerPointer self, wire::RunGraphRequest& req) {
   WorkerState& st = self->state;
   const int64_t step_id = req.step_id;
@@ -408,9 +419,9 @@ void WatchMasters(WorkerPointer self) {
     }
   }
   for (const auto& [id, seconds] : lost) {
-    CloseSession(self, id,
-                 errors::Aborted("the master of session ", id, " sent no heartbeat for ",
-                                 static_cast<int>(seconds * 10) / 10.0, " s"));
+    FreeOrphanedSession(self, id,
+                        errors::Aborted("the master of session ", id, " sent no heartbeat for ",
+                                        static_cast<int>(seconds * 10) / 10.0, " s"));
   }
   const bool watched = std::any_of(st.sessions.begin(), st.sessions.end(), [](const auto& entry) {
     return entry.second.master_lost_after.count() != 0;
@@ -544,8 +555,7 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
       if (session.master.address() == down.source) orphaned.push_back(id);
     }
     for (int64_t id : orphaned) {
-      CloseSession(self, id,
-                   errors::Aborted("the master of session ", id, " went away"));
+      FreeOrphanedSession(self, id, errors::Aborted("the master of session ", id, " went away"));
     }
     // The master's node is gone; if it comes back, it proves the secret
     // again. (CAF 0.17 reports no node loss otherwise: a node that never

@@ -203,6 +203,58 @@ BOOST_AUTO_TEST_CASE(losing_the_target_server_fails_the_call_naming_it) {
   BOOST_TEST(s.code() == Code::UNAVAILABLE, s);
 }
 
+// Workers watch their sessions' masters: a master that dies (kill -9) or
+// hangs (SIGSTOP: no heartbeats) leaves no session behind on the others.
+// `master` is worker 0 (the af:// target); worker 1 only runs a partition.
+void ExpectOrphanFreed(int fault, const std::string& reason) {
+  const std::vector<uint16_t> ports = FreePorts(2);
+  BOOST_TEST_REQUIRE(ports.size() == 2u);
+  const std::string spec = "worker=" + Address(ports[0]) + "," + Address(ports[1]);
+  ServerProcess master, other;
+  master.any_port = other.any_port = false;
+  BOOST_TEST_REQUIRE(master.Start({"--cluster", spec, "--job", "worker", "--task", "0"}).ok());
+  BOOST_TEST_REQUIRE(other.Start({"--cluster", spec, "--job", "worker", "--task", "1"}).ok());
+  SessionOptions options;
+  options.target = "af://" + master.address();
+  options.default_timeout_ms = 30000;
+  std::unique_ptr<Session> session;
+  Status s = Session::Create(options, &session);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  GraphBuilder b;
+  b.Placeholder("x", DT_FLOAT, "/job:worker/task:0");
+  b.Const("w", Tensor::Scalar<float>(2), "/job:worker/task:1");
+  b.Op("Mul", "y", {"x", "w"}, DT_FLOAT, "/job:worker/task:1");
+  BOOST_TEST_REQUIRE(session->Extend(b.graph()).ok());
+  std::vector<Tensor> out;
+  s = session->Run({{"x", Tensor::Scalar<float>(3)}}, {"y"}, {}, &out);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  BOOST_TEST(out[0].scalar<float>() == 6.0f);
+  const auto at = std::chrono::steady_clock::now();
+  if (fault == SIGKILL) {
+    master.Stop(SIGKILL);
+  } else {
+    master.Signal(fault);
+  }
+  // The workers' default: lost after max(10 s, 4x the master's heartbeat
+  // loss time); wait well beyond it.
+  const std::string line = "actorflow worker /job:worker/replica:0/task:1: freed session";
+  BOOST_TEST(other.WaitForOutput(line, std::chrono::seconds(30)), other.output());
+  BOOST_TEST(other.output().find(reason) != std::string::npos, other.output());
+  BOOST_TEST_MESSAGE("worker 1 freed the session "
+                     << std::chrono::duration<double>(std::chrono::steady_clock::now() - at)
+                            .count()
+                     << " s after the master's fault");
+  if (fault != SIGKILL) master.Signal(SIGCONT);
+}
+
+BOOST_AUTO_TEST_CASE(a_dead_masters_session_is_freed_by_its_workers) {
+  ExpectOrphanFreed(SIGKILL, "went away");
+}
+
+BOOST_AUTO_TEST_CASE(a_hung_masters_session_is_freed_by_its_workers) {
+  ExpectOrphanFreed(SIGSTOP, "sent no heartbeat for");
+}
+
 BOOST_AUTO_TEST_CASE(a_bad_or_missing_target_is_named) {
   std::unique_ptr<Session> session;
   SessionOptions options;

@@ -95,6 +95,15 @@ Status ServerProcess::Start(const std::vector<std::string>& args,
   return errors::Unavailable("actorflow server did not start; output: ", output_);
 }
 
+bool ServerProcess::WaitForOutput(const std::string& marker, std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (output_.find(marker) == std::string::npos) {
+    if (stdout_fd_ < 0 || Clock::now() >= deadline) return false;
+    if (!ReadSome(stdout_fd_, &output_, std::chrono::milliseconds(50))) return false;
+  }
+  return true;
+}
+
 void ServerProcess::Signal(int signal) const {
   if (pid_ > 0) kill(pid_, signal);
 }
