@@ -12,18 +12,15 @@
 //   bench_transfer [--sizes 4096,1048576,67108864,1073741824] [--runs 2000]
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <climits>
 #include <cstring>
 #include <sstream>
 #include <thread>
 
+#include "bench/bench_servers.h"
 #include "bench/bench_util.h"
 #include "client/session.h"
 #include "core/types.h"
@@ -34,50 +31,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 const std::string kRemote = "/job:worker/replica:0/task:1/device:CPU:0";
 const std::string kLocal = "/job:localhost/replica:0/task:0/device:CPU:0";
-
-struct Server {
-  pid_t pid = -1;
-  std::string address;
-  ~Server() {
-    if (pid > 0) {
-      kill(pid, SIGTERM);
-      waitpid(pid, nullptr, 0);
-    }
-  }
-};
-
-// `actorflow server` from the directory of this binary, on any free port.
-void StartServer(Server* server) {
-  char self[PATH_MAX] = {};
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  std::string dir = n > 0 ? std::string(self, n) : std::string();
-  dir = dir.substr(0, dir.rfind('/'));
-  const std::string binary = dir + "/actorflow";
-  int out[2];
-  if (pipe(out) != 0) CheckOk(errors::Internal("pipe"), "start server");
-  server->pid = fork();
-  if (server->pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    dup2(out[1], STDOUT_FILENO);
-    close(out[0]);
-    execl(binary.c_str(), binary.c_str(), "server", "--port", "0", "--task", "1", "--threads",
-          "1", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(out[1]);
-  std::string text;
-  char buf[256];
-  const std::string marker = "listening on ";
-  while (text.find('\n', text.find(marker)) == std::string::npos || text.find(marker) == std::string::npos) {
-    const ssize_t got = read(out[0], buf, sizeof buf);
-    if (got <= 0) CheckOk(errors::Unavailable(binary, " server did not start: ", text), "start server");
-    text.append(buf, got);
-  }
-  const size_t at = text.find(marker) + marker.size();
-  // "host:port", then possibly words about the server's authentication.
-  server->address = text.substr(at, text.find_first_of(" \n", at) - at);
-  close(out[0]);
-}
 
 // Seconds to move `bytes` through a loopback TCP connection in 1 MiB writes
 // into one reused destination buffer (median of `repeats`).
@@ -215,10 +168,10 @@ int main(int argc, char** argv) {
     if (flag == "--sizes") sizes = ParseSizes(argv[i + 1]);
     else if (flag == "--runs") runs = std::max(10, std::atoi(argv[i + 1]));
   }
-  Server server;
-  StartServer(&server);
+  BenchServer server;
+  server.Start({"--port", "0", "--task", "1", "--threads", "1"});
   SessionOptions options;
-  options.remote_workers = {server.address};
+  options.remote_workers = {server.address()};
   options.default_timeout_ms = 600000;
   std::unique_ptr<Session> session;
   CheckOk(Session::Create(options, &session), "create session");
@@ -250,7 +203,7 @@ int main(int argc, char** argv) {
   // The same step with the master in the server (af://): the client sends
   // the feed and gets the fetch; the server's master runs it there.
   SessionOptions targeted;
-  targeted.target = "af://" + server.address;
+  targeted.target = "af://" + server.address();
   std::unique_ptr<Session> remote_master;
   CheckOk(Session::Create(targeted, &remote_master), "create af:// session");
   CheckOk(remote_master->Extend(ScalarGraph()), "extend af://");

@@ -1,0 +1,76 @@
+// Edges between two ps tasks of a step whose master is in the client:
+// a control edge from an update on one ps task to an op on the other (the
+// shape of a training step that groups updates on several ps tasks). The
+// ps tasks must reach each other directly: a first client that introduced
+// them to each other and then exited must not take their route along.
+#include <fstream>
+
+#include <boost/test/unit_test.hpp>
+
+#include "client/client_session.h"
+#include "client/standard_ops.h"
+#include "client/variables.h"
+#include "core/cluster_spec.h"
+#include "tests/distributed/server_process.h"
+#include "tests/temp_dir_test_util.h"
+
+namespace af {
+namespace {
+
+using testing::Address;
+using testing::FreePorts;
+using testing::ServerProcess;
+
+BOOST_AUTO_TEST_SUITE(cross_ps_edges)
+
+BOOST_AUTO_TEST_CASE(a_control_edge_from_one_ps_task_to_another) {
+  const std::vector<uint16_t> ports = FreePorts(2);
+  BOOST_TEST_REQUIRE(ports.size() == 2u);
+  const std::string spec = "ps=" + Address(ports[0]) + "," + Address(ports[1]);
+  ServerProcess ps0, ps1;
+  ps0.any_port = ps1.any_port = false;
+  BOOST_TEST_REQUIRE(ps0.Start({"--cluster", spec, "--job", "ps", "--task", "0"}).ok());
+  BOOST_TEST_REQUIRE(ps1.Start({"--cluster", spec, "--job", "ps", "--task", "1"}).ok());
+  SessionOptions options;
+  BOOST_TEST_REQUIRE(ClusterSpec::FromFlag(spec, &options.cluster).ok());
+  options.default_timeout_ms = 20000;
+  Scope root = Scope::NewRootScope();
+  const Scope on0 = root.WithDevice("/job:ps/task:0"), on1 = root.WithDevice("/job:ps/task:1");
+  const Scope here = root.WithDevice("/job:localhost/replica:0/task:0/device:CPU:0");
+  Variable v0(on0.WithOpName("v0"), Input::Initializer(1.0f));
+  Variable v1(on1.WithOpName("v1"), Input::Initializer(1.0f));
+  auto d0 = ops::Mul(here, ops::Identity(here, v0), 2.0f);
+  auto d1 = ops::Mul(here, ops::Identity(here, v1), 2.0f);
+  auto a0 = ops::AssignAdd(on0, v0, d0);
+  auto a1 = ops::AssignAdd(on1, v1, d1);
+  auto both = ops::NoOp(on1.WithControlDependencies({a0.operation, a1.operation}));
+  // Another process (`actorflow run`, gone when it returns) initializes.
+  testing::TempDir dir("af_cross_ps");
+  tensorflow::GraphDef graph;
+  BOOST_TEST_REQUIRE(root.ToGraphDef(&graph).ok());
+  const std::string graph_path = dir.path() + "/graph.pbtxt";
+  {
+    std::ofstream file(graph_path);
+    file << graph.DebugString();
+  }
+  std::string output;
+  const int code = testing::RunActorflow({"run", "--graph", graph_path, "--cluster", spec,
+                                          "--target", v0.initializer.node()->name(),
+                                          "--target", v1.initializer.node()->name()},
+                                         &output);
+  BOOST_TEST_REQUIRE(code == 0, output);
+  ClientSession session(root, options);
+  std::vector<Tensor> out;
+  Status s;
+  s = session.Run({}, {}, {both}, &out);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  s = session.Run({v0, v1}, &out);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  BOOST_TEST(out[0].scalar<float>() == 3.0f);
+  BOOST_TEST(out[1].scalar<float>() == 3.0f);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace af
