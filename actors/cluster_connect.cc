@@ -7,6 +7,7 @@
 #include <caf/io/middleman.hpp>
 
 #include "actors/peer_auth.h"
+#include "actors/virtual_transport.h"
 #include "core/cluster_spec.h"
 
 namespace af::actors {
@@ -32,6 +33,7 @@ Status ConnectToTasks(caf::actor_system& system, const std::vector<RemoteTask>& 
   };
   std::vector<Pending> pending(tasks.size());
   for (size_t i = 0; i < tasks.size(); ++i) {
+    if (IsVirtualAddress(tasks[i].address)) continue;  // a task of this process
     AF_RETURN_IF_ERROR(ParseHostPort(tasks[i].address, &pending[i].host, &pending[i].port));
   }
   out->assign(tasks.size(), worker_actor{});
@@ -41,6 +43,14 @@ Status ConnectToTasks(caf::actor_system& system, const std::vector<RemoteTask>& 
     size_t missing = 0;
     for (size_t i = 0; i < tasks.size(); ++i) {
       if ((*out)[i]) continue;
+      if (IsVirtualAddress(tasks[i].address)) {
+        Status found = ResolveVirtualTask(system, tasks[i].address, &(*out)[i]);
+        if (!found.ok()) {
+          pending[i].last_error = found.message();
+          ++missing;
+        }
+        continue;
+      }
       auto remote = system.middleman().remote_actor<worker_actor>(pending[i].host, pending[i].port);
       Status admitted = remote ? Authenticate(system, *remote, cluster_secret, deadline,
                                               TaskLabel(tasks[i]) + " at " + tasks[i].address)

@@ -20,6 +20,8 @@
 #include "actors/queue/queue_factory.h"
 #include "actors/worker/data_plane.h"
 #include "actors/worker/worker_actor.h"
+#include "core/fault_injection/fault_injector.h"
+#include "core/cluster_spec.h"
 
 namespace af {
 namespace {
@@ -82,7 +84,16 @@ struct RuntimeHandle::Impl {
     local.stall_log = options.stall_log;
     local.local_partitions = local_partitions;
     local.cluster_secret = options.cluster_secret;
-    if (!options.remote_tasks.empty()) {
+    // $ACTORFLOW_FAULTS configures every process of a cluster, this one too
+    // (its worker is /job:localhost/replica:0/task:0, which selectors name).
+    AF_RETURN_IF_ERROR(faults::FaultInjector::Create(
+        "",
+        "/job:" + local.job + "/replica:" + std::to_string(local.replica) +
+            "/task:" + std::to_string(local.task),
+        &local.faults));
+    // (Tasks of a virtual cluster share this process: no data plane.)
+    if (!options.remote_tasks.empty() &&
+        !IsVirtualAddress(options.remote_tasks.front().address)) {
       local.data_plane = actors::DataPlane::Start(
           actors::ClientDataPlaneHost(options.remote_tasks.front().address,
                                       !options.cluster_secret.empty()),
@@ -101,7 +112,12 @@ struct RuntimeHandle::Impl {
     actors::HealthCheckOptions health;
     health.interval = options.heartbeat_interval;
     health.lost_after = options.worker_lost_after;
-    master = actors::SpawnMasterActor(*system, std::move(workers), local_plans, health,
+    // A step of this process's own devices runs on the caller's thread
+    // once cached (actors/local_step.h), past the worker actor that injects
+    // compute delays; with those, every step takes the worker's path.
+    const bool delayed_steps = local.faults && !local.faults->spec().compute.is_none();
+    master = actors::SpawnMasterActor(*system, std::move(workers),
+                                      delayed_steps ? nullptr : local_plans, health,
                                       options.cluster_secret);
     return Status::OK();
   }

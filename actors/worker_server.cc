@@ -11,7 +11,9 @@
 #include "actors/worker/data_plane.h"
 #include "actors/worker/worker_actor.h"
 #include "core/cluster_secret.h"
+#include "core/cluster_spec.h"
 #include "core/device_name.h"
+#include "core/fault_injection/fault_injector.h"
 
 namespace af {
 
@@ -48,6 +50,9 @@ Status WorkerServer::Start(const WorkerServerOptions& options,
         " without a cluster secret: anyone who reaches that address could run graphs here. Give "
         "--secret-file (or set ACTORFLOW_SECRET_FILE), or listen on 127.0.0.1");
   }
+  std::shared_ptr<faults::FaultInjector> faults;
+  AF_RETURN_IF_ERROR(faults::FaultInjector::Create(
+      options.faults, ClusterSpec::TaskName(options.job, options.task), &faults));
   actors::SetServingSecret(options.cluster_secret);
   auto impl = std::make_unique<Impl>();
   impl->system = actors::AcquireActorSystem();
@@ -59,6 +64,7 @@ Status WorkerServer::Start(const WorkerServerOptions& options,
   worker.threads_per_device = options.threads_per_device;
   worker.stall_warning_after = std::chrono::milliseconds(options.stall_warning_ms);
   worker.cluster_secret = options.cluster_secret;
+  worker.faults = std::move(faults);
   actors::MasterServiceOptions service;
   service.cluster_tasks = options.cluster_tasks;
   service.cluster_secret = options.cluster_secret;

@@ -31,6 +31,10 @@ struct WorkerServerOptions {
   // it, and the peers their sessions name, may use this server. Empty:
   // anyone who reaches the port may, so `host` must be a loopback address.
   std::string cluster_secret;
+  // Injected stragglers and message faults (core/fault_injection/
+  // fault_spec.h): `actorflow server --faults SPEC`; empty: the spec in
+  // $ACTORFLOW_FAULTS, if any. A malformed spec fails Start.
+  std::string faults;
 };
 
 class WorkerServer {

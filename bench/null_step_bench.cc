@@ -14,6 +14,18 @@
 //
 //   bench_null_step [--ps 16] [--workers 1,2,4,8] [--models scalar,dense,sparse]
 //                   [--seconds 3] [--dense-mb 100] [--embedding-mb 1024]
+//                   [--mode real|virtual|validate] (--virtual: --mode virtual)
+//                   [--latency-us L] [--bandwidth-gbs B]
+//
+// --mode virtual runs the same step in a virtual cluster (one process, the
+// tasks as actors, actors/virtual_cluster.h): 16 ps tasks and 1..100
+// worker tasks (default --workers 1,2,4,8,16,32,64,100, models scalar and
+// sparse), each worker with its own client thread, session and master in
+// this process, its compute on its own task's device. The transport model
+// defaults to TransportModel::Loopback(); --latency-us and --bandwidth-gbs
+// override it. --mode validate compares the two for 2 ps + 3 workers
+// (scalar and sparse unless --models says otherwise): real processes, then
+// the virtual cluster, and their ratio.
 //
 // Each worker is this binary again (--role worker), with its own session
 // (its master in its own process, as a TensorFlow worker's client); all of
@@ -23,15 +35,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <memory>
 #include <random>
 #include <sstream>
 #include <thread>
 
 #include "bench/bench_servers.h"
+#include "actors/virtual_cluster.h"
 #include "bench/bench_util.h"
 #include "client/client_session.h"
 #include "client/standard_ops.h"
@@ -50,6 +66,10 @@ struct Flags {
   double seconds = 3;
   int64_t dense_mb = 100;
   int64_t embedding_mb = 1024;
+  std::string mode = "real";  // real | virtual | validate
+  double latency_us = -1;     // -1: the default transport model's
+  double bandwidth_gbs = -1;
+  bool workers_set = false, models_set = false;
   // --role worker (internal)
   std::string role, cluster, model;
   int64_t start_ns = 0;  // wall-clock (system_clock) start of the window
@@ -69,13 +89,30 @@ std::vector<std::string> Split(const std::string& text, char sep) {
 
 Flags ParseFlags(int argc, char** argv) {
   Flags f;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string key = argv[i], value = argv[i + 1];
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--virtual") {
+      args.push_back("--mode");
+      args.push_back("virtual");
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  if (args.size() % 2 != 0) CheckOk(errors::InvalidArgument("flag without a value"), "flags");
+  for (size_t i = 0; i + 1 < args.size(); i += 2) {
+    const std::string key = args[i], value = args[i + 1];
     if (key == "--ps") f.ps = std::atoi(value.c_str());
+    else if (key == "--mode") f.mode = value;
+    else if (key == "--latency-us") f.latency_us = std::atof(value.c_str());
+    else if (key == "--bandwidth-gbs") f.bandwidth_gbs = std::atof(value.c_str());
     else if (key == "--workers") {
+      f.workers_set = true;
       f.workers.clear();
       for (const std::string& w : Split(value, ',')) f.workers.push_back(std::atoi(w.c_str()));
-    } else if (key == "--models") f.models = Split(value, ',');
+    } else if (key == "--models") {
+      f.models_set = true;
+      f.models = Split(value, ',');
+    }
     else if (key == "--seconds") f.seconds = std::atof(value.c_str());
     else if (key == "--dense-mb") f.dense_mb = std::atoll(value.c_str());
     else if (key == "--embedding-mb") f.embedding_mb = std::atoll(value.c_str());
@@ -86,6 +123,10 @@ Flags ParseFlags(int argc, char** argv) {
     else CheckOk(errors::InvalidArgument("unknown flag ", key), "flags");
   }
   if (f.ps < 1) CheckOk(errors::InvalidArgument("--ps must be at least 1"), "flags");
+  if (f.mode != "real" && f.mode != "virtual" && f.mode != "validate")
+    CheckOk(errors::InvalidArgument("--mode must be real, virtual or validate"), "flags");
+  if (f.mode != "real" && !f.models_set) f.models = {"scalar", "sparse"};
+  if (f.mode == "virtual" && !f.workers_set) f.workers = {1, 2, 4, 8, 16, 32, 64, 100};
   return f;
 }
 
@@ -102,8 +143,10 @@ Output ShapeConst(const Scope& scope, const std::vector<int64_t>& dims) {
 // large crosses at initialization), read by the worker, scaled by a tiny
 // constant, and added back on the ps task.
 struct NullStepGraph {
-  NullStepGraph(const std::string& model, const Flags& f) : root(Scope::NewRootScope()) {
-    const Scope worker = root.WithDevice(kWorkerDevice);
+  NullStepGraph(const std::string& model, const Flags& f,
+                const std::string& worker_device = kWorkerDevice)
+      : root(Scope::NewRootScope()) {
+    const Scope worker = root.WithDevice(worker_device);
     std::vector<Operation> applies;
     for (int t = 0; t < f.ps; ++t) {
       const Scope ps = root.WithDevice(PsDevice(t));
@@ -248,7 +291,27 @@ std::vector<double> RunWorkers(const Flags& f, const std::string& spec, const st
   return ms;
 }
 
-int RunParent(const Flags& f) {
+void CheckModel(const std::string& model) {
+  if (model != "scalar" && model != "dense" && model != "sparse") {
+    CheckOk(errors::InvalidArgument("unknown model ", model), "flags");
+  }
+}
+
+using RowFn =
+    std::function<void(const std::string& model, int workers, const std::vector<double>& ms)>;
+
+void PrintRow(const Flags& f, const std::string& mode, const std::string& model, int n,
+              const std::vector<double>& ms) {
+  std::ostringstream extra;
+  extra << "\"mode\":\"" << mode << "\",\"ps\":" << f.ps << ",\"workers\":" << n
+        << ",\"steps\":" << ms.size() << ",\"p10_ms\":" << Quantile(ms, 0.1)
+        << ",\"p90_ms\":" << Quantile(ms, 0.9);
+  PrintResult("null_step", model + "_" + std::to_string(n) + "_workers", extra.str(),
+              "median_step", Quantile(ms, 0.5), "ms");
+}
+
+// Real processes: f.ps `actorflow server` tasks, one process per worker.
+void RunReal(const Flags& f, const RowFn& row) {
   const std::vector<uint16_t> ports = PickFreePorts(f.ps);
   std::string spec = "ps=";
   for (int t = 0; t < f.ps; ++t) spec += (t ? "," : "") + std::string("127.0.0.1:") +
@@ -260,23 +323,134 @@ int RunParent(const Flags& f) {
                            });
   }
   for (const std::string& model : f.models) {
-    if (model != "scalar" && model != "dense" && model != "sparse") {
-      CheckOk(errors::InvalidArgument("unknown model ", model), "flags");
-    }
+    CheckModel(model);
     {  // this process plays the chief: it initializes the variables once
       NullStepGraph graph(model, f);
       ClientSession chief(graph.root, ClusterOptions(spec));
       CheckOk(chief.Run({}, {}, graph.initializers, nullptr), "initialize " + model);
     }
-    for (int n : f.workers) {
-      const std::vector<double> ms = RunWorkers(f, spec, model, n);
-      std::ostringstream extra;
-      extra << "\"ps\":" << f.ps << ",\"workers\":" << n << ",\"steps\":" << ms.size()
-            << ",\"p10_ms\":" << Quantile(ms, 0.1) << ",\"p90_ms\":" << Quantile(ms, 0.9);
-      PrintResult("null_step", model + "_" + std::to_string(n) + "_workers", extra.str(),
-                  "median_step", Quantile(ms, 0.5), "ms");
-    }
+    for (int n : f.workers) row(model, n, RunWorkers(f, spec, model, n));
   }
+}
+
+TransportModel BenchTransport(const Flags& f) {
+  TransportModel model = TransportModel::Loopback();
+  if (f.latency_us >= 0) model.latency_us = f.latency_us;
+  if (f.bandwidth_gbs >= 0) model.bandwidth_bytes_per_s = f.bandwidth_gbs * 1e9;
+  return model;
+}
+
+SessionOptions VirtualOptions(const ClusterSpec& spec) {
+  SessionOptions options;
+  options.cluster = spec;
+  options.threads_per_device = 1;  // the client's own (unused) local device
+  options.setup_timeout_ms = 60000;
+  options.default_timeout_ms = 120000;
+  return options;
+}
+
+// `n` virtual workers, each a thread with its own session (master in this
+// process) computing on its own task; all measure in the same window.
+std::vector<double> RunVirtualWorkers(const Flags& f, const VirtualCluster& cluster,
+                                      const std::string& model, int n) {
+  std::vector<std::vector<double>> per_worker(n);
+  std::atomic<int> ready{0};
+  std::atomic<int64_t> go_ns{0};
+  std::vector<std::thread> threads;
+  for (int k = 0; k < n; ++k) {
+    threads.emplace_back([&, k] {
+      NullStepGraph graph(model, f, VirtualCluster::DeviceName("worker", k));
+      ClientSession session(graph.root, VirtualOptions(cluster.ClientSpec("worker", k)));
+      CheckOk(session.status(), "virtual worker session");
+      std::mt19937_64 rng(static_cast<uint64_t>(k) + 1);
+      auto step = [&] {
+        const ClientSession::FeedType feeds =
+            model == "sparse" ? graph.SparseFeeds(&rng) : ClientSession::FeedType{};
+        CheckOk(session.Run(feeds, {}, {graph.step}, nullptr), "virtual null step");
+      };
+      for (int i = 0; i < 3; ++i) step();  // plans registered, buffers warm
+      ++ready;
+      while (go_ns.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      const auto start = Clock::time_point(std::chrono::nanoseconds(go_ns.load()));
+      std::this_thread::sleep_until(start);
+      const auto end = start + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(f.seconds));
+      std::vector<double>& ms = per_worker[k];
+      while (Clock::now() < end || ms.size() < 3) {
+        const auto t0 = Clock::now();
+        step();
+        ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      }
+    });
+  }
+  while (ready.load() < n) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  go_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+              (Clock::now() + std::chrono::milliseconds(50)).time_since_epoch())
+              .count();
+  for (std::thread& t : threads) t.join();
+  std::vector<double> all;
+  for (const auto& ms : per_worker) all.insert(all.end(), ms.begin(), ms.end());
+  return all;
+}
+
+// A virtual cluster of f.ps ps tasks and max(f.workers) worker tasks.
+void RunVirtual(const Flags& f, const RowFn& row) {
+  const int max_workers = *std::max_element(f.workers.begin(), f.workers.end());
+  std::unique_ptr<VirtualCluster> cluster;
+  CheckOk(VirtualCluster::Start(
+              VirtualClusterOptions::PsWorkers(f.ps, max_workers, BenchTransport(f)), &cluster),
+          "virtual cluster");
+  for (const std::string& model : f.models) {
+    CheckModel(model);
+    {  // a chief initializes the variables once
+      NullStepGraph graph(model, f, VirtualCluster::DeviceName("worker", 0));
+      ClientSession chief(graph.root, VirtualOptions(cluster->ClientSpec("worker", 0)));
+      CheckOk(chief.Run({}, {}, graph.initializers, nullptr), "initialize " + model);
+    }
+    for (int n : f.workers) row(model, n, RunVirtualWorkers(f, *cluster, model, n));
+  }
+}
+
+// The model's check (issue 11 item 7): 2 ps + 3 workers, real processes
+// and the virtual cluster, step-time medians and their ratio.
+void RunValidation(Flags f) {
+  f.ps = 2;
+  f.workers = {3};
+  std::map<std::string, std::vector<double>> real, virt;
+  RunReal(f, [&](const std::string& model, int n, const std::vector<double>& ms) {
+    PrintRow(f, "real", model, n, ms);
+    real[model] = ms;
+  });
+  RunVirtual(f, [&](const std::string& model, int n, const std::vector<double>& ms) {
+    PrintRow(f, "virtual", model, n, ms);
+    virt[model] = ms;
+  });
+  const TransportModel transport = BenchTransport(f);
+  for (const std::string& model : f.models) {
+    const std::vector<double>& r = real[model];
+    const std::vector<double>& v = virt[model];
+    std::ostringstream extra;
+    extra << "\"ps\":2,\"workers\":3,\"latency_us\":" << transport.latency_us
+          << ",\"bandwidth_gbs\":" << transport.bandwidth_bytes_per_s / 1e9
+          << ",\"real_median_ms\":" << Quantile(r, 0.5) << ",\"real_p10_ms\":"
+          << Quantile(r, 0.1) << ",\"real_p90_ms\":" << Quantile(r, 0.9)
+          << ",\"virtual_median_ms\":" << Quantile(v, 0.5) << ",\"virtual_p10_ms\":"
+          << Quantile(v, 0.1) << ",\"virtual_p90_ms\":" << Quantile(v, 0.9)
+          << ",\"peer\":\"real\",\"ratio\":" << Quantile(v, 0.5) / Quantile(r, 0.5);
+    PrintResult("null_step_validation", model + "_2ps_3_workers", extra.str(),
+                "virtual_over_real_median", Quantile(v, 0.5) / Quantile(r, 0.5), "x");
+  }
+}
+
+int RunParent(const Flags& f) {
+  auto print = [&](const std::string& mode) {
+    return [&f, mode](const std::string& model, int n, const std::vector<double>& ms) {
+      PrintRow(f, mode, model, n, ms);
+    };
+  };
+  if (f.mode == "real") RunReal(f, print("real"));
+  else if (f.mode == "virtual") RunVirtual(f, print("virtual"));
+  else RunValidation(f);
   return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "core/resource_mgr.h"
 #include "core/status.h"
@@ -62,8 +63,18 @@ class AccumulatorInterface : public ResourceBase {
   using TakeCallback = std::function<void(const Status&, AccumulatorGradient)>;
   using CountCallback = std::function<void(const Status&, int32_t)>;
 
-  virtual void ApplyGradient(int64_t local_step, AccumulatorGradient gradient,
-                             ApplyCallback done) = 0;
+  // TensorFlow's apply: held unless stale.
+  void ApplyGradient(int64_t local_step, AccumulatorGradient gradient, ApplyCallback done) {
+    ApplyGradientUpTo(local_step, 0, std::move(gradient), std::move(done));
+  }
+  // The same, and with max_accumulated > 0 a gradient that finds the
+  // accumulator already holding that many is dropped too (a surplus: the
+  // step has its replicas_to_aggregate gradients; counted with the stale
+  // ones). An Actorflow extension (AccumulatorTryApplyGradient): backup
+  // workers apply exactly m gradients per step even when the chief's take
+  // arrives after more than m did (TensorFlow then averages them all).
+  virtual void ApplyGradientUpTo(int64_t local_step, int32_t max_accumulated,
+                                 AccumulatorGradient gradient, ApplyCallback done) = 0;
   // deadline_ns: absolute steady-clock nanoseconds; 0 means none (the
   // step's cancellation still ends the wait). num_required < 1 is
   // INVALID_ARGUMENT.
@@ -74,8 +85,9 @@ class AccumulatorInterface : public ResourceBase {
   // (TensorFlow's behaviour).
   virtual void SetGlobalStep(int64_t new_global_step, DoneCallback done) = 0;
 
-  // Stale gradients dropped since the accumulator was made. Readable from
-  // any thread; it lags the accumulator by at most the apply in flight.
+  // Gradients dropped since the accumulator was made: stale ones, and the
+  // surplus of ApplyGradientUpTo. Readable from any thread; it lags the
+  // accumulator by at most the apply in flight.
   virtual int64_t dropped_gradients() const = 0;
 
   virtual const AccumulatorSpec& spec() const = 0;

@@ -113,7 +113,12 @@ bool ParseTaskKey(std::string_view key, int* task) {
 
 }  // namespace
 
+bool IsVirtualAddress(std::string_view address) {
+  return address.substr(0, 8) == "virtual:" && address.size() > 8;
+}
+
 std::string TaskAddress::HostPort() const {
+  if (port == 0 && IsVirtualAddress(host)) return host;
   if (host.find(':') != std::string::npos) return internal::StrCat("[", host, "]:", port);
   return internal::StrCat(host, ":", port);
 }
@@ -171,7 +176,9 @@ class ClusterSpec::Builder {
   Status AddTask(std::string_view job, int task, std::string_view address) {
     auto& tasks = spec_.tasks_.find(job)->second;
     TaskAddress t{std::string(job), task, "", 0};
-    if (Status s = ParseHostPort(address, &t.host, &t.port); !s.ok())
+    if (IsVirtualAddress(address)) {
+      t.host = std::string(address);
+    } else if (Status s = ParseHostPort(address, &t.host, &t.port); !s.ok())
       return Error(DescribeTask(job, task), ": ", s.message());
     if (tasks.count(task)) return Error(DescribeTask(job, task), " appears twice");
     // Host names and IPv6 hex digits are case-insensitive.

@@ -65,6 +65,11 @@ class ClusterSpec {
   std::map<std::string, std::map<int, TaskAddress>, std::less<>> tasks_;
 };
 
+// "virtual:<cluster>/<job>/<task>": a task of a virtual cluster in this
+// process (actors/virtual_cluster.h), accepted wherever a cluster spec
+// takes "host:port"; TaskAddress keeps it whole in `host` (port 0).
+bool IsVirtualAddress(std::string_view address);
+
 // Splits "host:port". The host is a name, an IPv4 address or a bracketed
 // IPv6 literal ("[::1]:2222", returned as "::1"); the port is 1..65535.
 // INVALID_ARGUMENT naming the address and what is wrong with it.

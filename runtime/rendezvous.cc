@@ -60,6 +60,20 @@ Status LocalRendezvous::DeliverLocal(const std::string& key, const Tensor& value
   return Status::OK();
 }
 
+Status LocalRendezvous::DeliverFromPeer(const std::string& key, const Tensor& value,
+                                        bool is_dead) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!abort_status_.ok()) return abort_status_;
+    if (!from_peers_.insert(key).second) {
+      return errors::AlreadyExists("rendezvous key '", key,
+                                   "' arrived twice from another process in one step (a "
+                                   "duplicated message); the second copy is ignored");
+    }
+  }
+  return DeliverLocal(key, value, is_dead);
+}
+
 void LocalRendezvous::RecvAsync(const std::string& key, DoneCallback done) {
   Status status;
   Tensor value;

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/rendezvous.h"
@@ -29,8 +30,13 @@ class LocalRendezvous : public Rendezvous {
   Status Send(const std::string& key, const Tensor& value, bool is_dead) override;
   void RecvAsync(const std::string& key, DoneCallback done) override;
   void StartAbort(const Status& status) override;
-  // Deliver a value that came from another process (bypasses remote_send).
+  // Deliver a value (bypasses remote_send).
   Status DeliverLocal(const std::string& key, const Tensor& value, bool is_dead);
+  // Deliver a value that came from another process. A network may deliver
+  // a message twice (and fault injection does: core/fault_injection/): a
+  // second arrival of a key in this step is ALREADY_EXISTS and changes
+  // nothing, whether or not a Recv already took the first one.
+  Status DeliverFromPeer(const std::string& key, const Tensor& value, bool is_dead);
   // Items sent but never received, and receivers still waiting (for tests
   // and leak checks at step end).
   size_t NumPending() const;
@@ -53,6 +59,9 @@ class LocalRendezvous : public Rendezvous {
   };
   mutable std::mutex mu_;
   std::unordered_map<std::string, Item> table_;
+  // Keys that arrived from other processes in this step (a key taken by
+  // its Recv leaves table_, so a late copy would otherwise look new).
+  std::unordered_set<std::string> from_peers_;
   Status abort_status_;
   std::function<bool(std::string_view)> is_local_;
   RemoteSendFn remote_send_;

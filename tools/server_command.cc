@@ -20,7 +20,8 @@ namespace {
 
 constexpr std::string_view kUsage =
     "usage: actorflow server [--cluster SPEC --job J --task N | --port P [--host H] [--task N]]\n"
-    "                        [--cpus N] [--threads N] [--secret-file PATH] [--exit-with-parent]\n"
+    "                        [--cpus N] [--threads N] [--secret-file PATH] [--faults SPEC]\n"
+    "                        [--exit-with-parent]\n"
     "\n"
     "Hosts a worker with devices /job:J/replica:0/task:N/device:CPU:0..N-1 for\n"
     "sessions in other processes (SessionOptions::cluster or remote_workers).\n"
@@ -42,6 +43,11 @@ constexpr std::string_view kUsage =
     "  --secret-file PATH  the cluster secret (default: the file ACTORFLOW_SECRET_FILE\n"
     "                      names); only processes proving it may use this server.\n"
     "                      Without one the server listens on loopback addresses only\n"
+    "  --faults SPEC       inject stragglers and message faults into this task, e.g.\n"
+    "                      \"compute=exp:20ms;transport=const:1ms;drop=0.01;dup=0.001;seed=7\"\n"
+    "                      (default: the spec in ACTORFLOW_FAULTS, whose task=/job:J/task:T\n"
+    "                      groups let one variable configure a whole cluster; README,\n"
+    "                      \"Injecting stragglers and faults\")\n"
     "  --exit-with-parent  stop when the parent process dies (for tests and launchers)\n";
 
 struct ServerFlags {
@@ -128,6 +134,9 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
     } else if (f.name == "--stall-warning-ms") {
       ok = ParseInt(f.value, 0, 1 << 30, &number);
       flags->options.stall_warning_ms = number;
+    } else if (f.name == "--faults") {
+      ok = !f.value.empty();
+      flags->options.faults = f.value;
     } else if (f.name == "--cpus") {
       ok = ParseInt(f.value, 1, 1024, &flags->options.num_cpu_devices);
     } else if (f.name == "--threads") {

@@ -57,7 +57,10 @@ bool AccumulatorCore::Arrive(std::shared_ptr<AccumulatorRequest> request) {
 void AccumulatorCore::Apply(AccumulatorRequest& r) {
   // TensorFlow drops a stale gradient before looking at it; so do we, but
   // we count it.
-  if (r.step < global_step_) {
+  // A surplus is dropped the same way: the step already has the gradients
+  // its take will average (AccumulatorTryApplyGradient's cap).
+  const bool surplus = r.max_accumulated > 0 && sum_->count() >= r.max_accumulated;
+  if (r.step < global_step_ || surplus) {
     dropped_->fetch_add(1, std::memory_order_relaxed);
     r.Finish(Status::OK(), {}, 0, false);
     return;

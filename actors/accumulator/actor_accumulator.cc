@@ -57,11 +57,12 @@ void ActorAccumulator::Submit(std::shared_ptr<AccumulatorRequest> request,
   SendFromAnyThread(actor_, accumulator_request_atom::value, std::move(request));
 }
 
-void ActorAccumulator::ApplyGradient(int64_t local_step, AccumulatorGradient gradient,
-                                     ApplyCallback done) {
+void ActorAccumulator::ApplyGradientUpTo(int64_t local_step, int32_t max_accumulated,
+                                         AccumulatorGradient gradient, ApplyCallback done) {
   auto request = std::make_shared<AccumulatorRequest>();
   request->kind = Kind::kApply;
   request->step = local_step;
+  request->max_accumulated = max_accumulated;
   request->gradient = std::move(gradient);
   request->applied = std::move(done);
   Submit(std::move(request), nullptr);

@@ -25,8 +25,8 @@ class ActorAccumulator final : public AccumulatorInterface {
   static Status Create(caf::actor_system& system, const AccumulatorSpec& spec,
                        AccumulatorInterface** out);
 
-  void ApplyGradient(int64_t local_step, AccumulatorGradient gradient,
-                     ApplyCallback done) override;
+  void ApplyGradientUpTo(int64_t local_step, int32_t max_accumulated,
+                         AccumulatorGradient gradient, ApplyCallback done) override;
   void TakeGradient(int32_t num_required, CancellationManager* cancellation, int64_t deadline_ns,
                     TakeCallback done) override;
   void NumAccumulated(CountCallback done) override;

@@ -6,6 +6,7 @@
 #include <caf/actor_system.hpp>
 
 #include "actors/accumulator/accumulator_factory.h"
+#include "actors/coordination/staleness_clock_factory.h"
 #include "actors/actor_system_holder.h"
 #include "actors/queue/actor_queue.h"
 #include "core/queue_interface.h"
@@ -29,6 +30,7 @@ caf::actor_system& QueueSystem() {
 
 void InstallQueueFactory() {
   InstallAccumulatorFactory();  // gradient accumulators are actors made the same way
+  InstallStalenessClockFactory();  // and so are staleness clocks
   static std::once_flag once;
   std::call_once(once, [] {
     SetQueueFactory([](const QueueSpec& spec, QueueInterface** out) {

@@ -18,12 +18,14 @@
 #include "actors/incoming_tensors.h"
 #include "actors/stall_reporting.h"
 #include "actors/peer_auth.h"
-#include "actors/worker/chunk_sender.h"
 #include "actors/worker/data_plane.h"
+#include "actors/worker/delay_line.h"
+#include "actors/worker/fault_hooks.h"
 #include "actors/device/container_actor.h"
 #include "actors/device/device_actor.h"
 #include "actors/worker/worker_state.h"
 #include "core/device_name.h"
+#include "core/fault_injection/fault_injector.h"
 
 namespace af::actors {
 namespace {
@@ -84,6 +86,22 @@ void FinishStep(WorkerPointer self, int64_t step_id) {
   IncomingTensors::Global().ReleaseStep(step_id);
 }
 
+// What became of a tensor from another process. An error means the step
+// was aborted (its own status already tells the master) or the tensor
+// arrived twice: a duplicated message, ignored and counted.
+void NoteDelivery(WorkerState& st, const Status& s) {
+  if (s.code() != Code::ALREADY_EXISTS) return;
+  const uint64_t n = ++st.duplicates_ignored;
+  // 1, 10, 100, ...: a duplicate without injected faults is a transport
+  // bug worth a line, and with them there are many.
+  uint64_t power = 1;
+  while (power < n) power *= 10;
+  if (power != n) return;
+  std::fprintf(stderr, "actorflow worker %s: %llu duplicated tensor%s ignored (latest: %s)\n",
+               st.task_name.c_str(), static_cast<unsigned long long>(n), n == 1 ? "" : "s",
+               s.message().c_str());
+}
+
 // Counts a chunk's bytes (already in the destination tensor) and hands the
 // tensor to the step's rendezvous once complete. False: stop sending.
 bool ReceiveChunk(WorkerPointer self, wire::TensorChunk& chunk) {
@@ -103,9 +121,8 @@ bool ReceiveChunk(WorkerPointer self, wire::TensorChunk& chunk) {
   step.chunk_bytes.erase(chunk.key);
   IncomingTensors::Global().Release(chunk.step_id, chunk.key);
   HandlerScope scope(self);
-  // An error means the step was aborted or the key sent twice; the step's
-  // own status already tells the master.
-  (void)step.context->rendezvous()->DeliverLocal(chunk.key, chunk.tensor, false);
+  NoteDelivery(self->state, step.context->rendezvous()->DeliverFromPeer(chunk.key, chunk.tensor,
+                                                                        false));
   return true;
 }
 
@@ -199,15 +216,36 @@ caf::result<wire::RunGraphResponse> RunGraph(WorkerPointer self, wire::RunGraphR
   }
   step.context->set_remote_sender(session->second.router);
   step.context->set_tracing(req.trace);
+  // An injected straggler: the step starts late (its peers' Recvs wait
+  // too) or answers late; either way no thread waits (DelayLine).
+  faults::ComputeFault late;
+  if (st.faults) {
+    late = st.faults->injector->NextCompute();
+    st.faults->MaybeReport(late.report);
+  }
+  const bool late_start =
+      late.delay.count() > 0 && st.faults->injector->spec().compute_at == faults::ComputeAt::kStart;
   worker_actor me = caf::actor_cast<worker_actor>(self);
-  step.context->Start(std::move(frames), [me, step_id] {
+  auto done = [me, step_id] {
     SendFromAnyThreadAs(caf::actor_cast<caf::strong_actor_ptr>(me), me, step_done_atom::value,
                         step_id);
-  });
+  };
+  if (late.delay.count() > 0 && !late_start) {
+    step.context->Start(std::move(frames), [faults = st.faults, delay = late.delay, done] {
+      faults->delay_line->After(delay, done);
+    });
+  } else {
+    step.context->Start(std::move(frames), done);
+  }
   step.promise = self->make_response_promise<wire::RunGraphResponse>();
   for (size_t i = 0; i < devices.size(); ++i) {
-    self->send(st.device_actors[devices[i]], run_part_atom::value, step.context,
-               static_cast<int32_t>(i), req.partitions[i].handle);
+    if (late_start) {
+      self->delayed_send(st.device_actors[devices[i]], late.delay, run_part_atom::value,
+                         step.context, static_cast<int32_t>(i), req.partitions[i].handle);
+    } else {
+      self->send(st.device_actors[devices[i]], run_part_atom::value, step.context,
+                 static_cast<int32_t>(i), req.partitions[i].handle);
+    }
   }
   return step.promise;
 }
@@ -314,6 +352,7 @@ wire::WireStatus OpenSessionOnWorker(WorkerPointer self, OpenSession& req) {
   }
   auto router = std::make_shared<PeerRouter>(self->address());
   router->set_data_plane(st.data_plane);
+  router->set_faults(st.faults);
   for (PeerWorker& peer : req.peers) {
     std::shared_ptr<PushOutbox> outbox;  // one per peer worker
     for (std::string& device : peer.devices) {
@@ -467,9 +506,8 @@ void DeliverPush(WorkerPointer self, const wire::TensorPush& push) {
   if (self->state.finished.Contains(push.step_id)) return;
   WorkerStep& step = GetOrCreateStep(self, push.step_id);
   HandlerScope scope(self);
-  // An error means the step was aborted or the key sent twice; the step's
-  // own status already tells the master.
-  (void)step.context->rendezvous()->DeliverLocal(push.key, push.value, push.is_dead);
+  NoteDelivery(self->state,
+               step.context->rendezvous()->DeliverFromPeer(push.key, push.value, push.is_dead));
 }
 
 // Sends what an outbox gathered as one message (actors/worker/push_outbox.h).
@@ -508,6 +546,19 @@ void Sweep(WorkerPointer self) {
   self->delayed_send(self, kSweepPeriod, sweep_atom::value);
 }
 
+// Fault injection (actors/worker/fault_hooks.h): said once at the start,
+// with the seed, so that a run's log tells what it was run under; the
+// counts follow now and then and once more when the worker stops.
+void StartFaults(WorkerPointer self, const WorkerOptions& options) {
+  auto hooks = std::make_shared<FaultHooks>();
+  hooks->injector = options.faults;
+  hooks->delay_line = std::make_shared<DelayLine>(self->system(), self->address());
+  hooks->log = options.fault_log;
+  hooks->Log(hooks->injector->Describe());
+  self->attach_functor([hooks] { hooks->Log(hooks->injector->CountsLine()); });
+  self->state.faults = std::move(hooks);
+}
+
 worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions options) {
   WorkerState& st = self->state;
   st.task_name = "/job:" + options.job + "/replica:" + std::to_string(options.replica) +
@@ -526,6 +577,7 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
     // steps only keep a stopped plane alive).
     self->attach_functor([plane = st.data_plane] { plane->Stop(); });
   }
+  if (options.faults) StartFaults(self, options);
   if (st.stall_warning_after.count() > 0) {
     self->delayed_send(self, st.stall_warning_after / 4, inspect_atom::value);
   }
@@ -695,38 +747,6 @@ void RecentSteps::Add(int64_t step_id) {
     set_.erase(order_.front());
     order_.pop_front();
   }
-}
-
-Status PeerRouter::Send(int64_t step_id, const std::string& key, std::string_view dst_device,
-                        const Tensor& value, bool is_dead) const {
-  if (value.TotalBytes() >= wire::kMaxMessageBytes &&
-      (value.dtype() == DT_STRING || value.dtype() == DT_RESOURCE)) {
-    return errors::ResourceExhausted("step ", step_id, ": tensor '", key, "' of ",
-                                     value.TotalBytes(), " bytes is too large for one message to ",
-                                     dst_device, " (limit ", wire::kMaxMessageBytes, " bytes)");
-  }
-  const bool chunked = !is_dead && value.IsInitialized() && value.dtype() != DT_STRING &&
-                       value.dtype() != DT_RESOURCE && value.TotalBytes() > wire::kChunkThreshold;
-  for (const Route& route : routes_) {
-    if (route.device != dst_device) continue;
-    const worker_actor& worker = route.worker;
-    if (chunked && data_plane_ && !route.data_address.empty()) {
-      data_plane_->Send(route.data_address, worker, step_id, key, value);
-    } else if (chunked) {
-      SendInChunks(worker, step_id, key, value);
-    } else if (!route.outbox) {
-      SendFromAnyThreadAs(caf::actor_cast<caf::strong_actor_ptr>(sender_), worker,
-                          push_atom::value, wire::TensorPush{step_id, key, value, is_dead});
-    } else if (route.outbox->Add(wire::TensorPush{step_id, key, value, is_dead})) {
-      // The worker flushes (the push leaves from its thread, with the rest
-      // of the burst); it names itself as the flush's sender.
-      auto worker_itself = caf::actor_cast<caf::strong_actor_ptr>(sender_);
-      SendFromAnyThreadAs(worker_itself, worker_itself, flush_atom::value, route.outbox->id());
-    }
-    return Status::OK();
-  }
-  return errors::Unavailable("step ", step_id, ": no worker of the session owns device '",
-                             dst_device, "' (rendezvous key '", key, "')");
 }
 
 worker_actor SpawnWorkerActor(caf::actor_system& system, const WorkerOptions& options) {

@@ -15,6 +15,10 @@
 #include "actors/interfaces.h"
 #include "actors/worker/local_partitions.h"
 
+namespace af::faults {
+class FaultInjector;
+}
+
 namespace af::actors {
 
 class DataPlane;
@@ -46,6 +50,13 @@ struct WorkerOptions {
   // started by whoever starts the worker; the worker advertises its address
   // with its devices and stops it when it terminates. Null: none.
   std::shared_ptr<DataPlane> data_plane;
+  // Injected stragglers and message faults of this task (core/
+  // fault_injection/): the worker delays its RunGraph steps, and delays,
+  // drops or duplicates the tensors it sends to other processes. It logs
+  // what is injected when it starts, the counts now and then and when it
+  // stops, to `fault_log` (null: stderr). Null: none.
+  std::shared_ptr<faults::FaultInjector> faults;
+  std::function<void(const std::string&)> fault_log;
 };
 
 worker_actor SpawnWorkerActor(caf::actor_system& system, const WorkerOptions& options);

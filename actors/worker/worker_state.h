@@ -18,44 +18,14 @@
 #include <caf/typed_response_promise.hpp>
 
 #include "actors/interfaces.h"
+#include "actors/worker/fault_hooks.h"
+#include "actors/worker/peer_router.h"
 #include "actors/worker/push_outbox.h"
 #include "actors/worker/step_context.h"
 
 namespace af::actors {
 
 class DataPlane;
-
-// Where Sends to other processes go for one session: device -> worker.
-class PeerRouter final : public RemoteSender {
- public:
-  // `sender`: the worker, named as the sender of every push, because a
-  // worker with a cluster secret refuses anonymous messages.
-  explicit PeerRouter(caf::actor_addr sender) : sender_(std::move(sender)) {}
-  // `outbox` gathers the small tensors bound for `worker` (shared by its
-  // devices); `data_address`: its data plane (empty: large tensors go in
-  // chunks through CAF).
-  void Add(std::string device, worker_actor worker, std::shared_ptr<PushOutbox> outbox,
-           std::string data_address = "") {
-    routes_.push_back(Route{std::move(device), std::move(worker), std::move(outbox),
-                            std::move(data_address)});
-  }
-  // This worker's data plane, which sends large tensors to peers that
-  // have one (null: chunks through CAF).
-  void set_data_plane(std::shared_ptr<DataPlane> plane) { data_plane_ = std::move(plane); }
-  Status Send(int64_t step_id, const std::string& key, std::string_view dst_device,
-              const Tensor& value, bool is_dead) const override;
-
- private:
-  struct Route {
-    std::string device;
-    worker_actor worker;
-    std::shared_ptr<PushOutbox> outbox;
-    std::string data_address;
-  };
-  caf::actor_addr sender_;  // weak: the worker's state owns the router
-  std::shared_ptr<DataPlane> data_plane_;
-  std::vector<Route> routes_;
-};
 
 struct WorkerSession {
   caf::actor master;
@@ -119,6 +89,8 @@ struct WorkerState {
   uint64_t next_outbox = 1;
   master_service_actor master_service;  // null: this worker opens no master sessions
   std::shared_ptr<DataPlane> data_plane;  // null: large tensors cross in chunks
+  std::shared_ptr<const FaultHooks> faults;  // null: no injected faults
+  uint64_t duplicates_ignored = 0;           // tensors that arrived twice
   static inline const char* name = "af.worker";
 };
 

@@ -1,0 +1,146 @@
+#include "client/coordination/chief_aggregation_loop.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <limits>
+#include <utility>
+
+namespace af {
+namespace {
+
+// The chores between aggregations (re-align, count) are quick; they get a
+// deadline of their own so a lost ps task cannot hold the loop.
+constexpr int64_t kChoreTimeoutMs = 10000;
+// Retry pace after an aggregation failed for another reason than its
+// deadline (a ps task restarting: UNAVAILABLE, ABORTED).
+constexpr int64_t kRetryAfterMs = 1000;
+
+RunOptions WithTimeout(int64_t ms) {
+  RunOptions options;
+  options.timeout_ms = ms;
+  return options;
+}
+
+}  // namespace
+
+ChiefAggregationLoop::ChiefAggregationLoop(std::string name, SyncReplicasGraph graph,
+                                           ProtocolOptions options, ProgressCallback on_progress)
+    : name_(std::move(name)),
+      graph_(std::move(graph)),
+      options_(options),
+      on_progress_(std::move(on_progress)) {}
+
+ChiefAggregationLoop::~ChiefAggregationLoop() { Stop(); }
+
+Status ChiefAggregationLoop::Start(const Scope& scope, const SessionOptions& session_options,
+                                   int32_t m, int32_t n) {
+  Stop();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = false;
+  }
+  progress_ = Progress{0, m, n};
+  waits_logged_ = 0;
+  session_ = std::make_unique<ClientSession>(scope, session_options);
+  if (!session_->status().ok()) {
+    Status s = session_->status();
+    session_.reset();
+    return s.WithContext("coordination protocol '" + name_ + "': the chief's aggregation session");
+  }
+  if (on_progress_) on_progress_(progress_);
+  thread_ = std::thread([this] { Run(); });
+  return Status::OK();
+}
+
+void ChiefAggregationLoop::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  stopped_cv_.notify_all();
+  // Closing cancels the aggregation that waits for gradients; its takes
+  // are withdrawn and take nothing.
+  if (session_) (void)session_->session()->Close();
+  if (thread_.joinable()) thread_.join();
+  session_.reset();
+}
+
+bool ChiefAggregationLoop::Pause(int64_t ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return !stopped_cv_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stopping_; });
+}
+
+void ChiefAggregationLoop::Log(const std::string& line) const {
+  std::fprintf(stderr, "actorflow: %s chief: %s\n", name_.c_str(), line.c_str());
+}
+
+void ChiefAggregationLoop::Run() {
+  const RunOptions aggregate = WithTimeout(options_.aggregation_timeout_ms);
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_) return;
+    }
+    ClientSession::FeedType feeds{
+        {graph_.num_required, Input::Initializer(progress_.replicas_to_aggregate)},
+        {graph_.num_tokens, Tensor::FromVector<int32_t>({progress_.total_num_replicas})}};
+    Status s = session_->Run(aggregate, feeds, {}, {graph_.sync_op}, nullptr);
+    if (s.ok()) {
+      ++progress_.updates;
+      waits_logged_ = 0;
+      if (on_progress_) on_progress_(progress_);
+      continue;
+    }
+    if (!Recover(s)) return;
+  }
+}
+
+bool ChiefAggregationLoop::Recover(const Status& failure) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return false;
+  }
+  if (failure.code() != Code::DEADLINE_EXCEEDED) {
+    Log("an aggregation failed (" + failure.ToString() + "); trying again");
+    return Pause(kRetryAfterMs);
+  }
+  // A take served just before the deadline advanced its accumulator alone:
+  // set every accumulator back to the variable's step (its gradients are
+  // lost, the others' stay).
+  const RunOptions chore = WithTimeout(kChoreTimeoutMs);
+  Status s = session_->Run(chore, {}, {}, {graph_.chief_init}, nullptr);
+  std::vector<Tensor> held;
+  if (s.ok()) s = session_->Run(chore, {}, graph_.num_accumulated, {}, &held);
+  if (!s.ok()) {
+    Log("could not re-align the accumulators after a timed-out aggregation (" + s.ToString() +
+        "); trying again");
+    return Pause(kRetryAfterMs);
+  }
+  int32_t lo = std::numeric_limits<int32_t>::max(), hi = 0;
+  for (const Tensor& t : held) {
+    lo = std::min(lo, t.scalar<int32_t>());
+    hi = std::max(hi, t.scalar<int32_t>());
+  }
+  const int32_t m = progress_.replicas_to_aggregate;
+  const std::string waited = "waited " + std::to_string(options_.aggregation_timeout_ms) +
+                             " ms for " + std::to_string(m) + " gradients per variable, " +
+                             "the accumulators hold " + std::to_string(lo) +
+                             (hi != lo ? ".." + std::to_string(hi) : std::string());
+  // Before the first update the workers may still be starting; with
+  // nothing held nobody is there to shrink to.
+  if (!options_.shrink_on_timeout || progress_.updates == 0 || lo == 0 || lo >= m) {
+    if (waits_logged_++ < 3) Log(waited + "; waiting again");
+    return true;
+  }
+  const int32_t lost = m - lo;
+  progress_.replicas_to_aggregate = lo;
+  progress_.total_num_replicas = std::max(progress_.total_num_replicas - lost, lo);
+  Log("warning: " + waited + "; continuing with " + std::to_string(lo) + " of " +
+      std::to_string(progress_.total_num_replicas) + " replicas (" + std::to_string(lost) +
+      " worker(s) lost?)");
+  if (on_progress_) on_progress_(progress_);
+  return true;
+}
+
+}  // namespace af

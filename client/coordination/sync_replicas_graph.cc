@@ -1,0 +1,72 @@
+#include "client/coordination/sync_replicas_graph.h"
+
+#include "client/standard_ops.h"
+
+namespace af {
+
+Status BuildSyncReplicasGraph(const Scope& scope, const std::vector<GradAndVar>& grads_and_vars,
+                              const ReplicaContext& replica, int32_t cap,
+                              const ProtocolOptions& options, SyncReplicasGraph* graph) {
+  const Scope s = scope.NewSubScope("sync_replicas");
+  const Output& global_step = replica.global_step;
+  // Shared state without a variable of its own lives with the global step.
+  const Scope on_step = s.ColocateWith(global_step.op());
+  auto queue = ops::FIFOQueueV2(AnchoredTo(on_step.WithOpName("sync_token_q"), global_step),
+                                {DT_INT64},
+                                ops::FIFOQueueV2::Shapes({PartialTensorShape(TensorShape{})})
+                                    .SharedName(replica.shared_name + "/sync_token_q"));
+  graph->local_step = ops::Placeholder(s.WithOpName("local_step"), DT_INT64);
+  if (replica.is_chief) {
+    graph->num_required = ops::Placeholder(s.WithOpName("replicas_to_aggregate"), DT_INT32);
+    graph->num_tokens = ops::Placeholder(s.WithOpName("tokens_per_step"), DT_INT32);
+  }
+
+  std::vector<Operation> applies, set_steps;
+  std::vector<GradAndVar> averages;
+  for (const auto& [grad, var] : grads_and_vars) {
+    if (!grad.valid()) continue;
+    // The accumulator sits with its variable, so a gradient crosses to the
+    // ps task once, and the average never leaves it.
+    const Scope on_var = s.NewSubScope(var.op().name()).ColocateWith(var.op());
+    const DataType dtype = BaseType(var.type());
+    auto accumulator = ops::ConditionalAccumulator(
+        AnchoredTo(on_var.WithOpName("grad_accum"), var), dtype, var.shape(),
+        ops::ConditionalAccumulator::SharedName(replica.shared_name + "/" + var.op().name() +
+                                                "/grad_accum"));
+    auto applied = ops::AccumulatorTryApplyGradient(on_var.WithOpName("apply"), accumulator,
+                                                    graph->local_step, grad, cap);
+    graph->applied.push_back(applied);
+    applies.push_back(applied.operation);
+    if (!replica.is_chief) continue;
+    averages.emplace_back(ops::AccumulatorTakeGradient(on_var.WithOpName("take"), accumulator,
+                                                       graph->num_required, dtype),
+                          var);
+    set_steps.push_back(ops::AccumulatorSetGlobalStep(on_var.WithOpName("set_global_step"),
+                                                      accumulator, global_step)
+                            .operation);
+    graph->num_accumulated.push_back(
+        ops::AccumulatorNumAccumulated(on_var.WithOpName("num_accumulated"), accumulator));
+  }
+  if (applies.empty()) {
+    return errors::InvalidArgument("coordination protocol: no gradients to coordinate "
+                                   "(no variable gets one from the loss)");
+  }
+  // The token comes once every gradient of the step was handed over.
+  graph->token = ops::QueueDequeueV2(on_step.WithOpName("token").WithControlDependencies(applies),
+                                     queue, {DT_INT64},
+                                     ops::QueueDequeueV2::TimeoutMs(options.token_timeout_ms))[0];
+  if (!replica.is_chief) return scope.status();
+
+  Operation update;
+  AF_RETURN_IF_ERROR(replica.optimizer->ApplyGradients(s, averages, global_step, &update));
+  // Read after the update, on the global step's task (a read through a
+  // cross-task edge would send the value from before the step).
+  auto new_step = ops::Identity(on_step.WithOpName("new_global_step").WithControlDependencies({update}),
+                                global_step);
+  auto tokens = ops::Fill(on_step.WithOpName("tokens"), graph->num_tokens, new_step);
+  graph->sync_op = ops::QueueEnqueueManyV2(on_step.WithOpName("sync_op"), queue, {tokens}).operation;
+  graph->chief_init = ops::NoOp(s.WithOpName("chief_init").WithControlDependencies(set_steps)).operation;
+  return scope.status();
+}
+
+}  // namespace af

@@ -1,0 +1,44 @@
+// AccumulatorTryApplyGradient: an Actorflow op, not TensorFlow's (TensorFlow
+// has no way to learn whether an apply was kept). AccumulatorApplyGradient
+// has no output, so a worker of a synchronous step cannot tell that its
+// gradient was dropped as stale, and TensorFlow's users asked to know. This
+// op applies like AccumulatorApplyGradient to the same (TF1, Ref(string))
+// accumulators and outputs whether the gradient was kept.
+//
+// max_accumulated > 0 also drops a gradient that finds the accumulator
+// already holding that many (a surplus, counted with the stale ones): with
+// backup workers (replicas_to_aggregate m < n) exactly m gradients are then
+// averaged per step even when the chief's take arrives after more than m
+// did, which TensorFlow would all average. max_accumulated <= 0 applies
+// exactly as AccumulatorApplyGradient does.
+//
+// Dense only: our gradients never produce IndexedSlices (Gather's gradient
+// is a dense UnsortedSegmentSum), so no sparse form exists yet.
+#include "core/op_registry.h"
+#include "core/shape_inference.h"
+
+namespace af {
+namespace {
+
+Status TryApplyShape(InferenceContext* c) {
+  PartialTensorShape unused;
+  AF_RETURN_IF_ERROR(c->WithRank(1, 0, &unused));  // local_step
+  AF_RETURN_IF_ERROR(c->WithRank(3, 0, &unused));  // max_accumulated
+  return shape_fn::ScalarShape(c);
+}
+
+}  // namespace
+
+REGISTER_OP("AccumulatorTryApplyGradient")
+    .Input("handle: Ref(string)")
+    .Input("local_step: int64")
+    .Input("gradient: dtype")
+    .Input("max_accumulated: int32")
+    .Output("applied: bool")
+    .Attr("dtype: numbertype")
+    .SetShapeFn(TryApplyShape)
+    .Doc("Actorflow's own op: AccumulatorApplyGradient that says whether the gradient was "
+         "kept; dropped when stale, or (max_accumulated > 0) when the accumulator already "
+         "holds max_accumulated gradients.");
+
+}  // namespace af
