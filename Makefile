@@ -9,7 +9,7 @@ AF_MARCH ?=
 CMAKE_FLAGS ?=
 SANITIZER_DIR := $(CURDIR)/tests/sanitizers
 
-.PHONY: all deps configure build demo compare test test-slow test-asan test-tsan bench clean \
+.PHONY: all deps configure build demo demo-cluster compare test test-slow test-asan test-tsan bench clean \
   fresh-machine-test
 
 all: build
@@ -35,6 +35,20 @@ demo: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target fashion_mnist
 	@rm -rf $(BUILD)/demo-logdir
 	$(BUILD)/bin/fashion_mnist $(DEMO_FLAGS) --logdir $(BUILD)/demo-logdir
+
+# The same CNN trained by a cluster on this machine: 2 ps tasks and 3
+# worker processes under `actorflow cluster`, combining gradients with 2
+# backup workers (the first of each step's 3 gradients is applied). The
+# chief's report (every worker's examples/s and dropped gradients, test
+# accuracy) ends the output; each task's log is under build/demo-cluster.
+DEMO_CLUSTER_FLAGS ?= --model cnn --epochs 1 --batch 64 --threads 1 --protocol backup:2
+demo-cluster: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target fashion_mnist actorflow
+	@rm -rf $(BUILD)/demo-cluster
+	$(BUILD)/bin/actorflow cluster --ps 2 --workers 3 --logdir $(abspath $(BUILD))/demo-cluster -- \
+	  $(abspath $(BUILD))/bin/fashion_mnist $(DEMO_CLUSTER_FLAGS) --progress false \
+	  --logdir $(abspath $(BUILD))/demo-cluster/train
+	@grep -v '^/job' $(BUILD)/demo-cluster/worker-0.log | tail -n 7
 
 # The demo beside PyTorch 1.13 on the same model, batch and threads
 # (../shared/peers/torch_fmnist.py; installs python3-torch when missing).

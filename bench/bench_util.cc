@@ -41,6 +41,11 @@ void PrintResult(const std::string& bench, const std::string& case_name,
   std::fflush(stdout);
 }
 
+double Quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(q * (v.size() - 1) + 0.5))];
+}
+
 void CheckOk(const Status& s, const std::string& what) {
   if (s.ok()) return;
   std::fprintf(stderr, "benchmark setup failed (%s): %s\n", what.c_str(), s.ToString().c_str());

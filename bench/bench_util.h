@@ -23,6 +23,9 @@ void PrintResult(const std::string& bench, const std::string& case_name,
                  const std::string& extra_json_fields, const std::string& metric,
                  double value, const std::string& unit);
 
+// The q-quantile (0..1, nearest rank) of `v`, which must not be empty.
+double Quantile(std::vector<double> v, double q);
+
 // Exits with a message when a setup step fails: a benchmark has no
 // meaningful figure to print then.
 void CheckOk(const Status& s, const std::string& what);

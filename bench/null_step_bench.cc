@@ -237,11 +237,6 @@ int RunWorker(const Flags& f) {
   return 0;
 }
 
-double Quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(q * (v.size() - 1) + 0.5))];
-}
-
 // Starts `n` worker processes stepping in one window; returns every step's
 // milliseconds.
 std::vector<double> RunWorkers(const Flags& f, const std::string& spec, const std::string& model,

@@ -39,6 +39,7 @@ Status ChiefAggregationLoop::Start(const Scope& scope, const SessionOptions& ses
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = false;
+    loop_exited_ = false;
   }
   progress_ = Progress{0, m, n};
   waits_logged_ = 0;
@@ -59,8 +60,15 @@ void ChiefAggregationLoop::Stop() {
     stopping_ = true;
   }
   stopped_cv_.notify_all();
-  // Closing cancels the aggregation that waits for gradients; its takes
-  // are withdrawn and take nothing.
+  // An aggregation that has just released the workers is about to return
+  // and count its update: give it a moment, so that the statistics never
+  // miss an update that happened. One still waiting for gradients is then
+  // cancelled by closing the session; its takes are withdrawn and take
+  // nothing.
+  if (thread_.joinable()) {
+    std::unique_lock<std::mutex> lock(mu_);
+    stopped_cv_.wait_for(lock, std::chrono::milliseconds(200), [this] { return loop_exited_; });
+  }
   if (session_) (void)session_->session()->Close();
   if (thread_.joinable()) thread_.join();
   session_.reset();
@@ -76,6 +84,16 @@ void ChiefAggregationLoop::Log(const std::string& line) const {
 }
 
 void ChiefAggregationLoop::Run() {
+  struct ExitNotice {
+    ChiefAggregationLoop* loop;
+    ~ExitNotice() {
+      {
+        std::lock_guard<std::mutex> lock(loop->mu_);
+        loop->loop_exited_ = true;
+      }
+      loop->stopped_cv_.notify_all();
+    }
+  } notice{this};
   const RunOptions aggregate = WithTimeout(options_.aggregation_timeout_ms);
   for (;;) {
     {

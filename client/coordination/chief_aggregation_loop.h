@@ -75,6 +75,7 @@ class ChiefAggregationLoop {
   std::mutex mu_;
   std::condition_variable stopped_cv_;
   bool stopping_ = false;
+  bool loop_exited_ = false;  // Run returned (under mu_)
 };
 
 }  // namespace af

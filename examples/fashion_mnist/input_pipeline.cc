@@ -13,11 +13,7 @@ constexpr float kPixelMean = 0.2860f, kPixelStd = 0.3530f;
 
 // uint8 records of 784 bytes each -> float [n, 28, 28, 1], standardised.
 Output DecodeImages(const Scope& scope, const Output& records) {
-  auto bytes = ops::DecodeRaw(scope, records, DT_UINT8);
-  auto scaled = ops::Add(scope, ops::Mul(scope, ops::Cast(scope, bytes, DT_FLOAT),
-                                         ops::Const(scope, 1.0f / (255 * kPixelStd))),
-                         ops::Const(scope, -kPixelMean / kPixelStd));
-  return ops::Reshape(scope, scaled, ops::Const(scope, {-1, 28, 28, 1}));
+  return StandardizePixels(scope, ops::DecodeRaw(scope, records, DT_UINT8));
 }
 
 Output DecodeLabels(const Scope& scope, const Output& records) {
@@ -27,7 +23,62 @@ Output DecodeLabels(const Scope& scope, const Output& records) {
 
 std::string File(const std::string& dir, const std::string& name) { return dir + "/" + name; }
 
+// The records of one IDX file, read whole through a reader op (queue
+// filled and closed by the caller's runs of `fill` and `close`).
+Output ReadAllRecords(const Scope& scope, const std::string& path, int64_t count,
+                      std::vector<Operation>* fill, std::vector<Operation>* close) {
+  auto files = ops::FIFOQueueV2(scope, {DT_STRING}, ops::FIFOQueueV2::Capacity(1));
+  fill->push_back(ops::QueueEnqueueV2(scope, files.handle, {ops::Const(scope, path)}).operation);
+  close->push_back(ops::QueueCloseV2(scope, files.handle).operation);
+  auto reader = ops::IdxRecordReaderV2(scope);
+  return ops::ReaderReadUpToV2(scope, reader.reader_handle, files.handle,
+                               ops::Const(scope, count))
+      .values;
+}
+
+// Runs `decoded` (images first, labels second) after filling and closing
+// the file queues; checks that both hold as many examples.
+Status RunReaders(const ClientSession& session, const std::vector<Operation>& fill,
+                  const std::vector<Operation>& close, const std::vector<Output>& decoded,
+                  const std::string& what, Tensor* images, Tensor* labels) {
+  AF_RETURN_IF_ERROR(session.Run({}, {}, fill, nullptr));
+  AF_RETURN_IF_ERROR(session.Run({}, {}, close, nullptr));
+  std::vector<Tensor> tensors;
+  AF_RETURN_IF_ERROR(session.Run(decoded, &tensors));
+  if (tensors[0].dim_size(0) != tensors[1].dim_size(0))
+    return errors::DataLoss(what, ": ", tensors[0].dim_size(0), " images but ",
+                            tensors[1].dim_size(0), " labels");
+  *images = tensors[0];
+  *labels = tensors[1];
+  return Status::OK();
+}
+
 }  // namespace
+
+Output StandardizePixels(const Scope& scope, const Output& pixels) {
+  auto scaled = ops::Add(scope, ops::Mul(scope, ops::Cast(scope, pixels, DT_FLOAT),
+                                         ops::Const(scope, 1.0f / (255 * kPixelStd))),
+                         ops::Const(scope, -kPixelMean / kPixelStd));
+  return ops::Reshape(scope, scaled, ops::Const(scope, {-1, 28, 28, 1}));
+}
+
+Status ReadRawExamples(const Scope& root, const ClientSession& session,
+                       const std::string& data_dir, const std::string& prefix,
+                       RawExamples* out) {
+  Scope scope = root.NewSubScope(prefix + "_raw_input");
+  std::vector<Operation> fill, close;
+  const int64_t most = 1 << 20;
+  auto images = ReadAllRecords(scope, File(data_dir, prefix + "-images-idx3-ubyte.gz"), most,
+                               &fill, &close);
+  auto labels = ReadAllRecords(scope, File(data_dir, prefix + "-labels-idx1-ubyte.gz"), most,
+                               &fill, &close);
+  const std::vector<Output> decoded = {
+      ops::DecodeRaw(scope, images, DT_UINT8),
+      ops::Reshape(scope, ops::Cast(scope, ops::DecodeRaw(scope, labels, DT_UINT8), DT_INT32),
+                   ops::Const(scope, {-1}))};
+  AF_RETURN_IF_ERROR(scope.status());
+  return RunReaders(session, fill, close, decoded, prefix + " set", &out->pixels, &out->labels);
+}
 
 TrainInput BuildTrainInput(const Scope& root, const std::string& data_dir, int batch, int epochs,
                            int64_t seed) {
@@ -78,30 +129,14 @@ TrainInput BuildTrainInput(const Scope& root, const std::string& data_dir, int b
 Status ReadTestSet(const Scope& root, const ClientSession& session, const std::string& data_dir,
                    TestSet* out) {
   Scope scope = root.NewSubScope("test_input");
-  std::vector<Output> decoded;
   std::vector<Operation> fill, close;
-  for (const char* name : {"t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}) {
-    auto files = ops::FIFOQueueV2(scope, {DT_STRING}, ops::FIFOQueueV2::Capacity(1));
-    fill.push_back(ops::QueueEnqueueV2(scope, files.handle,
-                                       {ops::Const(scope, File(data_dir, name))}).operation);
-    close.push_back(ops::QueueCloseV2(scope, files.handle).operation);
-    auto reader = ops::IdxRecordReaderV2(scope);
-    auto records = ops::ReaderReadUpToV2(scope, reader.reader_handle, files.handle,
-                                         ops::Const(scope, int64_t{10000}));
-    decoded.push_back(decoded.empty() ? DecodeImages(scope, records.values)
-                                      : DecodeLabels(scope, records.values));
-  }
+  auto images = ReadAllRecords(scope, File(data_dir, "t10k-images-idx3-ubyte.gz"), 10000, &fill,
+                               &close);
+  auto labels = ReadAllRecords(scope, File(data_dir, "t10k-labels-idx1-ubyte.gz"), 10000, &fill,
+                               &close);
+  const std::vector<Output> decoded = {DecodeImages(scope, images), DecodeLabels(scope, labels)};
   AF_RETURN_IF_ERROR(scope.status());
-  AF_RETURN_IF_ERROR(session.Run({}, {}, fill, nullptr));
-  AF_RETURN_IF_ERROR(session.Run({}, {}, close, nullptr));
-  std::vector<Tensor> tensors;
-  AF_RETURN_IF_ERROR(session.Run(decoded, &tensors));
-  if (tensors[0].dim_size(0) != tensors[1].dim_size(0))
-    return errors::DataLoss("test set: ", tensors[0].dim_size(0), " images but ",
-                            tensors[1].dim_size(0), " labels");
-  out->images = tensors[0];
-  out->labels = tensors[1];
-  return Status::OK();
+  return RunReaders(session, fill, close, decoded, "test set", &out->images, &out->labels);
 }
 
 }  // namespace af::fmnist

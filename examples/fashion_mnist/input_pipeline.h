@@ -42,4 +42,20 @@ struct TestSet {
 Status ReadTestSet(const Scope& scope, const ClientSession& session, const std::string& data_dir,
                    TestSet* out);
 
+// The examples of one IDX pair as stored: what a program that feeds its
+// batches (the cluster trainer) keeps in memory, 47 MB for the training set.
+struct RawExamples {
+  Tensor pixels;  // uint8 [n, 784]
+  Tensor labels;  // int32 [n]
+};
+
+// Reads <prefix>-images-idx3-ubyte.gz and <prefix>-labels-idx1-ubyte.gz
+// ("train" or "t10k") whole, through reader ops.
+Status ReadRawExamples(const Scope& scope, const ClientSession& session,
+                       const std::string& data_dir, const std::string& prefix, RawExamples* out);
+
+// uint8 pixels [n, 784] -> float [n, 28, 28, 1], standardised as the
+// training pipeline's images.
+Output StandardizePixels(const Scope& scope, const Output& pixels);
+
 }  // namespace af::fmnist

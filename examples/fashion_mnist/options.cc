@@ -38,9 +38,18 @@ const char* Usage() {
          "         [--threads 2] [--data_dir DIR] [--logdir DIR] [--checkpoint_secs 60]\n"
          "         [--resume true|false] [--max_examples N] [--seed 1]\n"
          "         [--trace FILE.json] [--summary_steps 50] [--progress true|false]\n"
+         "         [--cluster SPEC --job worker --task I] [--protocol async|sync|backup:B|ssp:S]\n"
+         "         [--ps_strategy greedy|round_robin]\n"
          "Trains on Fashion-MNIST read by reader ops through a shuffling queue,\n"
          "evaluates on the 10,000 test images after each epoch, checkpoints to\n"
-         "--logdir every --checkpoint_secs and resumes from its latest checkpoint.\n";
+         "--logdir every --checkpoint_secs and resumes from its latest checkpoint.\n"
+         "\n"
+         "Across a cluster (--cluster/--job/--task, or TensorFlow's TF_CONFIG as\n"
+         "`actorflow cluster --ps 2 --workers 3 -- fashion_mnist ...` sets it): the\n"
+         "variables live on the ps tasks, each worker trains on its own shuffle of\n"
+         "the data and combines its gradients by --protocol; worker 0 (the chief)\n"
+         "initializes or restores them, checkpoints to --logdir, evaluates after\n"
+         "each epoch (60,000 examples applied) and reports every worker's figures.\n";
 }
 
 Status ParseOptions(int argc, char** argv, Options* o, bool* help) {
@@ -64,6 +73,11 @@ Status ParseOptions(int argc, char** argv, Options* o, bool* help) {
       {"--trace", [&](auto&, auto& v) { o->trace_path = v; return Status::OK(); }},
       {"--summary_steps", [&](auto& f, auto& v) { AF_RETURN_IF_ERROR(ToInt(f, v, &n)); o->summary_steps = static_cast<int>(n); return Status::OK(); }},
       {"--progress", [&](auto& f, auto& v) { return ToBool(f, v, &o->progress); }},
+      {"--cluster", [&](auto&, auto& v) { o->cluster = v; return Status::OK(); }},
+      {"--job", [&](auto&, auto& v) { o->job = v; return Status::OK(); }},
+      {"--task", [&](auto& f, auto& v) { AF_RETURN_IF_ERROR(ToInt(f, v, &n)); o->task = static_cast<int>(n); return Status::OK(); }},
+      {"--protocol", [&](auto&, auto& v) { o->protocol = v; return Status::OK(); }},
+      {"--ps_strategy", [&](auto&, auto& v) { o->ps_strategy = v; return Status::OK(); }},
   };
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i], value;
@@ -91,6 +105,11 @@ Status ParseOptions(int argc, char** argv, Options* o, bool* help) {
   if (o->lr_decay <= 0 || o->lr_decay > 1)
     return errors::InvalidArgument("--lr_decay must be in (0, 1]");
   if (o->max_examples < 0) return errors::InvalidArgument("--max_examples must be >= 0");
+  if (o->ps_strategy != "greedy" && o->ps_strategy != "round_robin")
+    return errors::InvalidArgument("--ps_strategy must be greedy or round_robin, got '",
+                                   o->ps_strategy, "'");
+  if (!o->cluster.empty() && (o->job.empty() || o->task < 0))
+    return errors::InvalidArgument("--cluster needs --job and --task");
   return Status::OK();
 }
 

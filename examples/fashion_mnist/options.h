@@ -24,6 +24,13 @@ struct Options {
   std::string trace_path;         // Chrome trace of one step (step 20)
   int summary_steps = 50;         // loss summary every N steps
   bool progress = true;           // a progress bar when stderr is a terminal
+  // Training across a cluster (examples/fashion_mnist/cluster_task.h): from
+  // --cluster/--job/--task, else from TF_CONFIG; neither: one process.
+  std::string cluster;            // "ps=h:p,h:p;worker=h:p,h:p,h:p"
+  std::string job;                // worker (ps tasks are `actorflow server`s)
+  int task = -1;
+  std::string protocol = "async";  // async | sync | backup:B | ssp:S
+  std::string ps_strategy = "greedy";  // greedy (by bytes) | round_robin
 };
 
 // Parses --flag value / --flag=value pairs; INVALID_ARGUMENT naming the flag.

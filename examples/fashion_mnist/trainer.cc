@@ -15,7 +15,9 @@
 #include "client/standard_ops.h"
 #include "client/summary_writer.h"
 #include "client/variables.h"
+#include "examples/fashion_mnist/evaluate.h"
 #include "examples/fashion_mnist/input_pipeline.h"
+#include "examples/fashion_mnist/optimizer_choice.h"
 #include "examples/fashion_mnist/progress.h"
 #include "examples/models/mnist_models.h"
 
@@ -23,24 +25,7 @@ namespace af::fmnist {
 namespace {
 
 constexpr int64_t kTrainExamples = 60000;
-constexpr int kEvalBatch = 1000;
 constexpr auto kStopTimeout = std::chrono::seconds(30);
-
-double DefaultLearningRate(const std::string& optimizer) {
-  if (optimizer == "sgd") return 0.1;
-  if (optimizer == "momentum") return 0.01;
-  if (optimizer == "adagrad") return 0.05;
-  return 1e-3;  // adam, rmsprop
-}
-
-std::unique_ptr<Optimizer> MakeOptimizer(const std::string& name, double lr) {
-  if (name == "sgd") return std::make_unique<GradientDescentOptimizer>(lr);
-  if (name == "adam") return std::make_unique<AdamOptimizer>(lr);
-  if (name == "adagrad") return std::make_unique<AdagradOptimizer>(lr);
-  if (name == "rmsprop") return std::make_unique<RMSPropOptimizer>(lr);
-  if (name == "momentum") return std::make_unique<MomentumOptimizer>(lr, 0.9);
-  return nullptr;
-}
 
 // The global step of the checkpoint a path names ("<prefix>-<step>").
 int64_t StepOfCheckpoint(const std::string& path) {
@@ -59,17 +44,6 @@ struct Graph {
   Output epoch_summary;  // weight histograms and first-layer filters
   std::unique_ptr<TrainInput> input;
 };
-
-// lr * decay^(global_step / total_steps): the rate falls smoothly to
-// lr * decay by the end of the run (tf.train.exponential_decay).
-Output DecayedLearningRate(const Scope& root, double lr, double decay, int64_t total_steps,
-                           const Output& global_step) {
-  Scope scope = root.NewSubScope("learning_rate");
-  auto progress = ops::Div(scope, ops::Cast(scope, global_step, DT_FLOAT),
-                           ops::Const(scope, static_cast<float>(std::max<int64_t>(total_steps, 1))));
-  return ops::Mul(scope, ops::Const(scope, static_cast<float>(lr)),
-                  ops::Pow(scope, ops::Const(scope, static_cast<float>(decay)), progress));
-}
 
 Status BuildGraph(const Scope& root, const Options& o, int epochs_left, int64_t total_steps,
                   Graph* g) {
@@ -115,22 +89,10 @@ double ResidentMiB() {
   return got == 2 ? static_cast<double>(resident) * sysconf(_SC_PAGESIZE) / (1 << 20) : 0;
 }
 
-// Fraction of the test set the model classifies correctly, fed in batches
-// in place of the dequeued batch.
 Status Evaluate(const ClientSession& session, const Graph& g, const TestSet& test,
                 double* accuracy) {
-  const int64_t n = test.images.dim_size(0);
-  double correct = 0;
-  std::vector<Tensor> out;
-  for (int64_t start = 0; start < n; start += kEvalBatch) {
-    const int64_t end = std::min(n, start + kEvalBatch);
-    AF_RETURN_IF_ERROR(session.Run({{g.images, test.images.Slice(start, end)},
-                                    {g.labels, test.labels.Slice(start, end)}},
-                                   {g.model.num_correct}, &out));
-    correct += out[0].scalar<float>();
-  }
-  *accuracy = correct / static_cast<double>(n);
-  return Status::OK();
+  return EvaluateAccuracy(session, g.images, g.labels, g.model.num_correct, test.images,
+                          test.labels, accuracy);
 }
 
 Status WriteTrace(const ClientSession& session, const Graph& g, const std::string& path,

@@ -1,0 +1,163 @@
+// examples/fashion_mnist across a cluster, as a user runs it: `actorflow
+// cluster --ps 2 --workers 3 -- fashion_mnist --protocol P` on 127.0.0.1
+// (skipped without Debian's dataset-fashion-mnist). The chief's last JSON
+// line must account for every gradient (exactly m of each variable applied
+// per global step with backup:1), each worker must write its own event
+// file, the ps tasks their checkpoint shards; a worker killed with kill -9
+// mid-training must cost the others nothing (async, backup:1).
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include "tests/client/json_test_util.h"
+#include "tests/process_test_util.h"
+#include "tests/temp_dir_test_util.h"
+
+namespace af {
+namespace {
+
+using testing::Capture;
+using testing::JsonParser;
+using testing::JsonValue;
+using testing::TempDir;
+namespace fs = std::filesystem;
+
+constexpr const char* kDataDir = "/usr/share/datasets/fashion-mnist";
+constexpr int kVariables = 6;  // the MLP's weights and biases
+
+bool HaveData() {
+  return fs::exists(std::string(kDataDir) + "/train-images-idx3-ubyte.gz") &&
+         fs::exists(std::string(kDataDir) + "/t10k-labels-idx1-ubyte.gz");
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+JsonValue LastJsonLine(const std::string& output) {
+  std::istringstream in(output);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] == '{') last = line;
+  JsonValue v;
+  std::string error;
+  BOOST_TEST_REQUIRE(JsonParser::Parse(last, &v, &error), error << " in: " << output);
+  return v;
+}
+
+double Sum(const JsonValue& list) {
+  double s = 0;
+  for (const auto& v : list.array) s += v.number;
+  return s;
+}
+
+// The launcher and its three workers on 2 ps tasks, the MLP on
+// `examples` per epoch (64 per batch). `during` runs (in the shell) while it trains.
+std::string ClusterCommand(const std::string& dir, const std::string& protocol, int epochs,
+                           int examples, const std::string& during = "") {
+  const std::string launch =
+      std::string(AF_ACTORFLOW_BIN) + " cluster --ps 2 --workers 3 --logdir " + dir + " -- " +
+      AF_FASHION_MNIST_BIN + " --model mlp --threads 1 --progress false --max_examples " +
+      std::to_string(examples) +
+      " --checkpoint_secs 0 --epochs " + std::to_string(epochs) + " --protocol " + protocol +
+      " --logdir " + dir + "/train";
+  if (during.empty()) return launch + " 2>&1";
+  return "bash -c '" + launch + " > " + dir + "/launcher.out 2>&1 & launcher=$!; " + during +
+         "; wait $launcher; code=$?; cat " + dir + "/launcher.out; exit $code'";
+}
+
+BOOST_AUTO_TEST_SUITE(fashion_mnist_cluster)
+
+BOOST_AUTO_TEST_CASE(backup_workers_train_across_processes_and_account_for_every_gradient) {
+  if (!HaveData()) {
+    BOOST_TEST_MESSAGE("skipped: " << kDataDir << " is missing (apt install dataset-fashion-mnist)");
+    return;
+  }
+  TempDir dir;
+  int code = 0;
+  const std::string out = Capture(ClusterCommand(dir.path(), "backup:1", 2, 3000), &code);
+  const std::string chief = ReadFile(dir.path() + "/worker-0.log");
+  BOOST_TEST_REQUIRE(code == 0, out << chief);
+  const JsonValue report = LastJsonLine(chief);
+  BOOST_TEST(report["protocol"].string == "backup:1");
+  BOOST_TEST(report["workers"].number == 3);
+  // 2 epochs of 3,000 examples, 64 per gradient, 2 gradients per step.
+  const double steps = 2 * std::ceil(3000.0 / (64 * 2));
+  BOOST_TEST(report["global_step"].number == steps, chief);
+  BOOST_TEST_REQUIRE(report["test_acc"].array.size() == 2u, chief);
+  BOOST_TEST(report["test_acc"].array.back().number > 0.6, chief);
+  // Exactly m = 2 gradients of each variable went into each step's
+  // average; every other one computed was dropped and counted.
+  const double applied = Sum(report["worker_gradients_applied"]);
+  const double dropped = Sum(report["worker_gradients_dropped"]);
+  const double computed = kVariables * Sum(report["worker_steps"]);
+  BOOST_TEST(applied == kVariables * 2 * steps, chief);
+  BOOST_TEST(dropped == computed - applied, chief);
+  BOOST_TEST(dropped > 0, chief);
+
+  // One event file per worker directory, the chief's evaluation apart;
+  // each ps task wrote its shard of the checkpoint ("-0000i-of-0000N").
+  for (const std::string sub : {"worker-0", "worker-1", "worker-2", "eval"}) {
+    int files = 0;
+    for (const auto& entry : fs::directory_iterator(dir.path() + "/train/" + sub))
+      files += entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0;
+    BOOST_TEST(files == 1, sub);
+  }
+  const std::string last = "model.ckpt-" + std::to_string(static_cast<int>(steps)) + "-0000";
+  int shards = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path() + "/train"))
+    shards += entry.path().filename().string().rfind(last, 0) == 0;
+  BOOST_TEST(shards >= 2, chief);
+  BOOST_TEST(fs::exists(dir.path() + "/train/checkpoint"));
+}
+
+// Kills worker 2 with kill -9 0.3 s after its session is ready; the launcher
+// does not restart it. The chief and worker 1 go on to the last step.
+void KillWorkerMidTraining(const std::string& protocol) {
+  if (!HaveData()) {
+    BOOST_TEST_MESSAGE("skipped: " << kDataDir << " is missing");
+    return;
+  }
+  TempDir dir;
+  const std::string d = dir.path();
+  // Its pid is in the launcher's list.
+  const std::string during =
+      "for i in $(seq 300); do grep -q \"task 2 at .* pid\" " + d + "/launcher.out 2>/dev/null && "
+      "grep -q \"session ready\" " + d + "/worker-2.log 2>/dev/null && break; sleep 0.1; done; "
+      "sleep 0.3; pid=$(sed -n \"s/.*job worker task 2 at .* pid \\([0-9]*\\).*/\\1/p\" " + d +
+      "/launcher.out); kill -9 $pid";
+  int code = 0;
+  const std::string out = Capture(ClusterCommand(d, protocol, 2, 30000, during), &code);
+  const std::string chief = ReadFile(d + "/worker-0.log");
+  BOOST_TEST_REQUIRE(code == 0, out << chief);
+  BOOST_TEST(out.find("worker-2 killed by signal 9") != std::string::npos, out);
+  const JsonValue report = LastJsonLine(chief);
+  const double k = protocol == "async" ? 1 : 2;
+  BOOST_TEST(report["global_step"].number == 2 * std::ceil(30000.0 / (64 * k)), chief);
+  // It trained less than the others: it died early.
+  BOOST_TEST_REQUIRE(report["worker_steps"].array.size() == 3u, chief);
+  BOOST_TEST(report["worker_steps"].array[2].number < report["worker_steps"].array[1].number,
+             chief);
+  BOOST_TEST(report["test_acc"].array.back().number > 0.6, chief);
+  BOOST_TEST(report["recoveries"].number == 0, chief);
+  BOOST_TEST(chief.find("worker 2 did not report its end") != std::string::npos, chief);
+}
+
+BOOST_AUTO_TEST_CASE(async_goes_on_without_a_worker_killed_mid_training) {
+  KillWorkerMidTraining("async");
+}
+
+BOOST_AUTO_TEST_CASE(backup_goes_on_without_a_worker_killed_mid_training) {
+  KillWorkerMidTraining("backup:1");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace af
