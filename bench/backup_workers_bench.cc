@@ -236,7 +236,10 @@ RunResult Train(const Cluster& cluster, const std::string& run, const std::strin
           "initialize");
   for (auto& r : replicas) CheckOk(r->protocol->Start(*r->session), "protocol start");
 
-  std::atomic<bool> done{false};
+  // sync/backup: every worker stops once its step brought back the last
+  // global step; the last update hands a token to each waiting worker, so
+  // none is left waiting for one.
+  const int64_t last_step = kWarmup + steps;
   std::atomic<int64_t> window_start_step{-1};
   Clock::time_point window_start{}, window_end{};
   std::vector<std::vector<double>> ms(num_workers);
@@ -247,14 +250,10 @@ RunResult Train(const Cluster& cluster, const std::string& run, const std::strin
     threads.emplace_back([&, i] {
       Replica& r = *replicas[i];
       for (int64_t step = 0;; ++step) {
-        if (per_worker ? step >= kWarmup + steps : done.load()) return;
+        if (per_worker ? step >= last_step : r.protocol->stats().global_step >= last_step) return;
         const auto t0 = Clock::now();
         std::vector<Tensor> out;
-        const Status s = r.protocol->RunStep(*r.session, {}, {}, &out);
-        if (!s.ok()) {
-          if (done.load()) return;  // a straggler's last step, after the end
-          CheckOk(s, "step of worker " + std::to_string(i));
-        }
+        CheckOk(r.protocol->RunStep(*r.session, {}, {}, &out), "step of worker " + std::to_string(i));
         const double elapsed = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         const int64_t global = r.protocol->stats().global_step;
         if (per_worker) {
@@ -269,12 +268,9 @@ RunResult Train(const Cluster& cluster, const std::string& run, const std::strin
           window_start = Clock::now();
           window_start_step = global;
         }
-        if (window_start_step.load() >= 0 && global > window_start_step.load()) ms[i].push_back(elapsed);
-        if (i == 0 && window_start_step.load() >= 0 && global >= window_start_step.load() + steps) {
-          window_end = Clock::now();
-          done = true;
-          return;
-        }
+        const int64_t from = window_start_step.load();
+        if (from >= 0 && global > from) ms[i].push_back(elapsed);
+        if (i == 0 && global >= last_step) window_end = Clock::now();
       }
     });
   }
@@ -282,7 +278,7 @@ RunResult Train(const Cluster& cluster, const std::string& run, const std::strin
   if (per_worker) window_end = Clock::now();
   RunResult result;
   result.seconds = std::chrono::duration<double>(window_end - window_start).count();
-  result.global_steps = steps;
+  result.global_steps = per_worker ? steps : last_step - window_start_step.load();
   result.min_worker_steps = *std::min_element(measured_steps.begin(), measured_steps.end());
   for (int i = 0; i < num_workers; ++i) {
     result.step_ms.insert(result.step_ms.end(), ms[i].begin(), ms[i].end());
