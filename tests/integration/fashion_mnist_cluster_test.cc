@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "tests/client/json_test_util.h"
+#include "tests/integration/fashion_mnist_test_util.h"
 #include "tests/process_test_util.h"
 #include "tests/temp_dir_test_util.h"
 
@@ -21,35 +22,20 @@ namespace af {
 namespace {
 
 using testing::Capture;
-using testing::JsonParser;
 using testing::JsonValue;
 using testing::TempDir;
 namespace fs = std::filesystem;
 
-constexpr const char* kDataDir = "/usr/share/datasets/fashion-mnist";
+using testing::HaveFashionMnist;
+using testing::LastJsonLine;
+constexpr const char* kDataDir = testing::kFashionMnistDir;
 constexpr int kVariables = 6;  // the MLP's weights and biases
-
-bool HaveData() {
-  return fs::exists(std::string(kDataDir) + "/train-images-idx3-ubyte.gz") &&
-         fs::exists(std::string(kDataDir) + "/t10k-labels-idx1-ubyte.gz");
-}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-JsonValue LastJsonLine(const std::string& output) {
-  std::istringstream in(output);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty() && line[0] == '{') last = line;
-  JsonValue v;
-  std::string error;
-  BOOST_TEST_REQUIRE(JsonParser::Parse(last, &v, &error), error << " in: " << output);
-  return v;
 }
 
 double Sum(const JsonValue& list) {
@@ -76,7 +62,7 @@ std::string ClusterCommand(const std::string& dir, const std::string& protocol, 
 BOOST_AUTO_TEST_SUITE(fashion_mnist_cluster)
 
 BOOST_AUTO_TEST_CASE(backup_workers_train_across_processes_and_account_for_every_gradient) {
-  if (!HaveData()) {
+  if (!HaveFashionMnist()) {
     BOOST_TEST_MESSAGE("skipped: " << kDataDir << " is missing (apt install dataset-fashion-mnist)");
     return;
   }
@@ -143,7 +129,7 @@ Disturbed DisturbWorker2(const std::string& dir, const std::string& protocol, in
 // kill -9 of worker 2; the launcher does not restart it. The chief and
 // worker 1 go on to the last step.
 void KillWorkerMidTraining(const std::string& protocol) {
-  if (!HaveData()) {
+  if (!HaveFashionMnist()) {
     BOOST_TEST_MESSAGE("skipped: " << kDataDir << " is missing");
     return;
   }
@@ -178,7 +164,7 @@ BOOST_AUTO_TEST_CASE(backup_goes_on_without_a_worker_killed_mid_training) {
 // training does not wait for it; the ps tasks free the stopped worker's
 // session once its master has been silent for 10 s, and say so.
 BOOST_AUTO_TEST_CASE(backup_goes_on_past_a_stopped_worker_and_the_ps_tasks_free_its_session) {
-  if (!HaveData()) {
+  if (!HaveFashionMnist()) {
     BOOST_TEST_MESSAGE("skipped: " << kDataDir << " is missing");
     return;
   }

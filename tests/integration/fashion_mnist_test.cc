@@ -12,6 +12,7 @@
 #include "client/event_file_reader.h"
 #include "proto/event.pb.h"
 #include "tests/client/json_test_util.h"
+#include "tests/integration/fashion_mnist_test_util.h"
 #include "tests/process_test_util.h"
 #include "tests/temp_dir_test_util.h"
 
@@ -24,24 +25,9 @@ using testing::Capture;
 using testing::TempDir;
 namespace fs = std::filesystem;
 
-constexpr const char* kDataDir = "/usr/share/datasets/fashion-mnist";
-
-// The trainer's last stdout line.
-JsonValue LastJsonLine(const std::string& output) {
-  std::istringstream in(output);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty() && line[0] == '{') last = line;
-  JsonValue v;
-  std::string error;
-  BOOST_TEST_REQUIRE(JsonParser::Parse(last, &v, &error), error << " in: " << output);
-  return v;
-}
-
-bool HaveData() {
-  return fs::exists(std::string(kDataDir) + "/train-images-idx3-ubyte.gz") &&
-         fs::exists(std::string(kDataDir) + "/t10k-labels-idx1-ubyte.gz");
-}
+using testing::HaveFashionMnist;
+using testing::LastJsonLine;
+constexpr const char* kDataDir = testing::kFashionMnistDir;
 
 std::string Trainer(const std::string& logdir, const std::string& extra) {
   return std::string(AF_FASHION_MNIST_BIN) +
@@ -50,7 +36,7 @@ std::string Trainer(const std::string& logdir, const std::string& extra) {
 }
 
 BOOST_AUTO_TEST_CASE(short_cnn_run_learns_writes_events_and_resumes) {
-  if (!HaveData()) {
+  if (!HaveFashionMnist()) {
     BOOST_TEST_MESSAGE("skipped: " << kDataDir << " is missing (apt install dataset-fashion-mnist)");
     return;
   }
