@@ -145,6 +145,20 @@ bool ChiefAggregationLoop::Recover(const Status& failure) {
                              " ms for " + std::to_string(m) + " gradients per variable, " +
                              "the accumulators hold " + std::to_string(lo) +
                              (hi != lo ? ".." + std::to_string(hi) : std::string());
+  // Some takes were served before the deadline and others not (a worker
+  // died between its applies): those variables lost the step's gradients,
+  // and the workers wait for tokens, so no update can complete from what is
+  // held. Hand out the step's tokens again: the workers left send new
+  // gradients (one of them twice, for the lost worker's token), the
+  // accumulators keep m each, and the next aggregation completes.
+  if (progress_.updates > 0 && lo == 0 && hi > 0) {
+    s = session_->Run(
+        chore, {{graph_.num_tokens, Tensor::FromVector<int32_t>({progress_.total_num_replicas})}},
+        {}, {graph_.retry_step}, nullptr);
+    Log(waited + "; the takes were served for some variables only: " +
+        (s.ok() ? "handed out the step's tokens again" : "could not hand out tokens (" + s.ToString() + ")"));
+    return s.ok() ? true : Pause(kRetryAfterMs);
+  }
   // Before the first update the workers may still be starting; with
   // nothing held nobody is there to shrink to.
   if (!options_.shrink_on_timeout || progress_.updates == 0 || lo == 0 || lo >= m) {

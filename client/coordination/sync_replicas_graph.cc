@@ -65,6 +65,10 @@ Status BuildSyncReplicasGraph(const Scope& scope, const std::vector<GradAndVar>&
                                 global_step);
   auto tokens = ops::Fill(on_step.WithOpName("tokens"), graph->num_tokens, new_step);
   graph->sync_op = ops::QueueEnqueueManyV2(on_step.WithOpName("sync_op"), queue, {tokens}).operation;
+  auto same_step = ops::Fill(on_step.WithOpName("retry_tokens"), graph->num_tokens,
+                             ops::Identity(on_step.WithOpName("current_global_step"), global_step));
+  graph->retry_step =
+      ops::QueueEnqueueManyV2(on_step.WithOpName("retry_step"), queue, {same_step}).operation;
   graph->chief_init = ops::NoOp(s.WithOpName("chief_init").WithControlDependencies(set_steps)).operation;
   return scope.status();
 }

@@ -14,6 +14,7 @@
 //                after update: one token per worker, the new global step
 //   the chief's setup and repair:
 //     chief_init AccumulatorSetGlobalStep(acc_v, global_step) for every v
+//     retry_step QueueEnqueueManyV2(token queue, Fill([tokens], global_step))
 //
 // The token queue is a FIFOQueueV2 of int64 scalars with the global step
 // (TensorFlow's sync_token_q). Workers feed their local step; the chief
@@ -41,6 +42,10 @@ struct SyncReplicasGraph {
   Output num_tokens;             // int32 [1] placeholder: tokens per step, n
   Operation sync_op;             // take, update, hand out tokens
   Operation chief_init;          // accumulators' global step := global_step
+  // Tokens of the current global step, without an update: the workers send
+  // that step's gradients again (after a timed-out aggregation whose takes
+  // were served for some variables only).
+  Operation retry_step;
   std::vector<Output> num_accumulated;  // int32 scalar per accumulator
 };
 

@@ -171,6 +171,9 @@ Status TrainDistributed(const Options& o, const ClusterTask& task, DistributedRe
   };
 
   ProtocolOptions protocol_options;
+  protocol_options.aggregation_timeout_ms = o.sync_timeout_ms;
+  protocol_options.token_timeout_ms = std::max<int64_t>(protocol_options.token_timeout_ms,
+                                                        4 * o.sync_timeout_ms);
   std::shared_ptr<CoordinationProtocol> protocol;
   {
     std::unique_ptr<CoordinationProtocol> made;

@@ -39,7 +39,7 @@ const char* Usage() {
          "         [--resume true|false] [--max_examples N] [--seed 1]\n"
          "         [--trace FILE.json] [--summary_steps 50] [--progress true|false]\n"
          "         [--cluster SPEC --job worker --task I] [--protocol async|sync|backup:B|ssp:S]\n"
-         "         [--ps_strategy greedy|round_robin]\n"
+         "         [--ps_strategy greedy|round_robin] [--sync_timeout_ms 30000]\n"
          "Trains on Fashion-MNIST read by reader ops through a shuffling queue,\n"
          "evaluates on the 10,000 test images after each epoch, checkpoints to\n"
          "--logdir every --checkpoint_secs and resumes from its latest checkpoint.\n"
@@ -49,7 +49,9 @@ const char* Usage() {
          "variables live on the ps tasks, each worker trains on its own shuffle of\n"
          "the data and combines its gradients by --protocol; worker 0 (the chief)\n"
          "initializes or restores them, checkpoints to --logdir, evaluates after\n"
-         "each epoch (60,000 examples applied) and reports every worker's figures.\n";
+         "each epoch (60,000 examples applied) and reports every worker's figures.\n"
+         "With sync and backup the chief waits --sync_timeout_ms for a step's gradients,\n"
+         "then goes on with the workers left.\n";
 }
 
 Status ParseOptions(int argc, char** argv, Options* o, bool* help) {
@@ -78,6 +80,7 @@ Status ParseOptions(int argc, char** argv, Options* o, bool* help) {
       {"--task", [&](auto& f, auto& v) { AF_RETURN_IF_ERROR(ToInt(f, v, &n)); o->task = static_cast<int>(n); return Status::OK(); }},
       {"--protocol", [&](auto&, auto& v) { o->protocol = v; return Status::OK(); }},
       {"--ps_strategy", [&](auto&, auto& v) { o->ps_strategy = v; return Status::OK(); }},
+      {"--sync_timeout_ms", [&](auto& f, auto& v) { return ToInt(f, v, &o->sync_timeout_ms); }},
   };
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i], value;
@@ -108,6 +111,7 @@ Status ParseOptions(int argc, char** argv, Options* o, bool* help) {
   if (o->ps_strategy != "greedy" && o->ps_strategy != "round_robin")
     return errors::InvalidArgument("--ps_strategy must be greedy or round_robin, got '",
                                    o->ps_strategy, "'");
+  if (o->sync_timeout_ms < 1) return errors::InvalidArgument("--sync_timeout_ms must be positive");
   if (!o->cluster.empty() && (o->job.empty() || o->task < 0))
     return errors::InvalidArgument("--cluster needs --job and --task");
   return Status::OK();

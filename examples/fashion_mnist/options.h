@@ -31,6 +31,10 @@ struct Options {
   int task = -1;
   std::string protocol = "async";  // async | sync | backup:B | ssp:S
   std::string ps_strategy = "greedy";  // greedy (by bytes) | round_robin
+  // sync, backup: how long the chief waits for a step's gradients before it
+  // goes on with the workers left (a lost worker's replacement has this
+  // long to arrive).
+  int64_t sync_timeout_ms = 30000;
 };
 
 // Parses --flag value / --flag=value pairs; INVALID_ARGUMENT naming the flag.

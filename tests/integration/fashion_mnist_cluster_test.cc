@@ -47,13 +47,14 @@ double Sum(const JsonValue& list) {
 // The launcher and its three workers on 2 ps tasks, the MLP on
 // `examples` per epoch (64 per batch). `during` runs (in the shell) while it trains.
 std::string ClusterCommand(const std::string& dir, const std::string& protocol, int epochs,
-                           int examples, const std::string& during = "") {
+                           int examples, const std::string& during = "",
+                           const std::string& extra_flags = "") {
   const std::string launch =
       std::string(AF_ACTORFLOW_BIN) + " cluster --ps 2 --workers 3 --logdir " + dir + " -- " +
       AF_FASHION_MNIST_BIN + " --model mlp --threads 1 --progress false --max_examples " +
       std::to_string(examples) +
       " --checkpoint_secs 0 --epochs " + std::to_string(epochs) + " --protocol " + protocol +
-      " --logdir " + dir + "/train";
+      " --logdir " + dir + "/train " + extra_flags;
   if (during.empty()) return launch + " 2>&1";
   return "bash -c '" + launch + " > " + dir + "/launcher.out 2>&1 & launcher=$!; " + during +
          "; wait $launcher; code=$?; cat " + dir + "/launcher.out; exit $code'";
@@ -114,14 +115,14 @@ struct Disturbed {
 };
 
 Disturbed DisturbWorker2(const std::string& dir, const std::string& protocol, int examples,
-                         const std::string& action) {
+                         const std::string& action, const std::string& extra_flags = "") {
   const std::string during =
       "for i in $(seq 300); do grep -q \"task 2 at .* pid\" " + dir + "/launcher.out 2>/dev/null && "
       "grep -q \"session ready\" " + dir + "/worker-2.log 2>/dev/null && break; sleep 0.1; done; "
       "sleep 0.3; pid=$(sed -n \"s/.*job worker task 2 at .* pid \\([0-9]*\\).*/\\1/p\" " + dir +
       "/launcher.out); " + action;
   Disturbed d;
-  d.out = Capture(ClusterCommand(dir, protocol, 2, examples, during), &d.code);
+  d.out = Capture(ClusterCommand(dir, protocol, 2, examples, during, extra_flags), &d.code);
   d.chief = ReadFile(dir + "/worker-0.log");
   return d;
 }
@@ -158,6 +159,32 @@ BOOST_AUTO_TEST_CASE(async_goes_on_without_a_worker_killed_mid_training) {
 
 BOOST_AUTO_TEST_CASE(backup_goes_on_without_a_worker_killed_mid_training) {
   KillWorkerMidTraining("backup:1");
+}
+
+// sync after worker 2 is killed: the two left either take the tokens the
+// chief hands out for three (each then sends two gradients of a step, as
+// TensorFlow's workers would), or, when a step's tokens were already
+// taken, the chief waits --sync_timeout_ms (2 s) for the lost gradient and
+// goes on with two replicas. Either way the training reaches its end.
+BOOST_AUTO_TEST_CASE(sync_goes_on_with_the_workers_left_after_one_is_killed) {
+  if (!HaveFashionMnist()) {
+    BOOST_TEST_MESSAGE("skipped: " << kDataDir << " is missing");
+    return;
+  }
+  TempDir dir;
+  // Only once the chief has made updates (it logs global steps/s every
+  // 100): before the first one it waits for every worker, however long
+  // they take to start.
+  const std::string after_updates = "for i in $(seq 600); do grep -q global_step/sec " +
+                                    dir.path() + "/worker-0.log && break; sleep 0.1; done; ";
+  Disturbed d = DisturbWorker2(dir.path(), "sync", 30000, after_updates + "kill -9 $pid",
+                               "--sync_timeout_ms 2000");
+  BOOST_TEST_REQUIRE(d.code == 0, d.out << d.chief);
+  const JsonValue report = LastJsonLine(d.chief);
+  BOOST_TEST(report["global_step"].number == 2 * std::ceil(30000.0 / (64 * 3)), d.chief);
+  BOOST_TEST(report["test_acc"].array.back().number > 0.6, d.chief);
+  BOOST_TEST(report["recoveries"].number == 0, d.chief);
+  BOOST_TEST(d.chief.find("worker 2 did not report its end") != std::string::npos, d.chief);
 }
 
 // SIGSTOP of worker 2 for 12 s: backup:1 needs only the two others, so the
