@@ -65,7 +65,7 @@ class AccumulatorInterface : public ResourceBase {
 
   // TensorFlow's apply: held unless stale.
   void ApplyGradient(int64_t local_step, AccumulatorGradient gradient, ApplyCallback done) {
-    ApplyGradientUpTo(local_step, 0, std::move(gradient), std::move(done));
+    ApplyGradientUpTo(local_step, 0, std::move(gradient), std::move(done), "");
   }
   // The same, and with max_accumulated > 0 a gradient that finds the
   // accumulator already holding that many is dropped too (a surplus: the
@@ -73,8 +73,11 @@ class AccumulatorInterface : public ResourceBase {
   // ones). An Actorflow extension (AccumulatorTryApplyGradient): backup
   // workers apply exactly m gradients per step even when the chief's take
   // arrives after more than m did (TensorFlow then averages them all).
+  // `replica` names the sender ("/job:worker/replica:0/task:2"; empty:
+  // unnamed), so that a take left waiting can say who has not sent yet.
   virtual void ApplyGradientUpTo(int64_t local_step, int32_t max_accumulated,
-                                 AccumulatorGradient gradient, ApplyCallback done) = 0;
+                                 AccumulatorGradient gradient, ApplyCallback done,
+                                 const std::string& replica) = 0;
   // deadline_ns: absolute steady-clock nanoseconds; 0 means none (the
   // step's cancellation still ends the wait). num_required < 1 is
   // INVALID_ARGUMENT.

@@ -60,6 +60,10 @@ void AccumulatorCore::Apply(AccumulatorRequest& r) {
   // A surplus is dropped the same way: the step already has the gradients
   // its take will average (AccumulatorTryApplyGradient's cap).
   const bool surplus = r.max_accumulated > 0 && sum_->count() >= r.max_accumulated;
+  if (!r.replica.empty()) {
+    int64_t& last = last_step_of_[r.replica];
+    last = std::max(last, r.step);
+  }
   if (r.step < global_step_ || surplus) {
     dropped_->fetch_add(1, std::memory_order_relaxed);
     r.Finish(Status::OK(), {}, 0, false);
@@ -70,6 +74,7 @@ void AccumulatorCore::Apply(AccumulatorRequest& r) {
     r.Finish(s.WithContext(label_));
     return;
   }
+  if (!r.replica.empty()) held_from_.insert(r.replica);
   r.Finish(Status::OK(), {}, 0, true);
   Flush();
 }
@@ -94,6 +99,7 @@ void AccumulatorCore::Flush() {
       continue;
     }
     ++global_step_;
+    held_from_.clear();
     take->Finish(Status::OK(), std::move(result));
   }
 }
@@ -120,6 +126,21 @@ void AccumulatorCore::FailAll(const Status& why) {
   for (auto& t : takes) t->Finish(why);
 }
 
+std::string AccumulatorCore::Senders() const {
+  if (last_step_of_.empty()) return "";
+  std::string held, missing;
+  for (const auto& [replica, step] : last_step_of_) {
+    if (held_from_.count(replica) != 0) {
+      held += (held.empty() ? "" : ", ") + replica;
+    } else {
+      missing += (missing.empty() ? "" : ", ") + replica + " (last sent a gradient of step " +
+                 std::to_string(step) + ")";
+    }
+  }
+  return "; held from: " + (held.empty() ? std::string("nobody") : held) +
+         "; still waiting for: " + (missing.empty() ? std::string("nobody named") : missing);
+}
+
 bool AccumulatorCore::InspectStalls(int64_t now_ns, int64_t waiting_since_ns,
                                     std::vector<std::string>* lines) {
   for (const auto& t : takes_) {
@@ -132,7 +153,7 @@ bool AccumulatorCore::InspectStalls(int64_t now_ns, int64_t waiting_since_ns,
                      std::to_string(held) + " (global step " + std::to_string(global_step_) +
                      "): does anything apply gradients with local_step >= " +
                      std::to_string(global_step_) + "? " + std::to_string(dropped()) +
-                     " stale gradients dropped so far");
+                     " stale gradients dropped so far" + Senders());
   }
   return !takes_.empty();
 }

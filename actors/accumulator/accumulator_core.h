@@ -16,7 +16,9 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,6 +65,9 @@ class AccumulatorCore {
   void SetGlobalStep(AccumulatorRequest& request);
   // Serves waiting takes, oldest first, while the oldest has enough.
   void Flush();
+  // For a stall report: whose gradients are held, and which named senders
+  // have sent none for this step (with the last step each did send).
+  std::string Senders() const;
 
   const AccumulatorSpec spec_;
   const std::string label_;
@@ -71,6 +76,11 @@ class AccumulatorCore {
   std::shared_ptr<std::atomic<int64_t>> dropped_;
   std::function<void(const std::string&)> warn_;
   std::deque<std::shared_ptr<AccumulatorRequest>> takes_;
+  // Named senders (AccumulatorTryApplyGradient's `replica`): the last
+  // local step each sent, and whose gradients the sum holds now, so that
+  // a stalled take can name who it still waits for.
+  std::map<std::string, int64_t> last_step_of_;
+  std::set<std::string> held_from_;
 };
 
 }  // namespace af::actors

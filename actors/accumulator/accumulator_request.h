@@ -24,6 +24,7 @@ struct AccumulatorRequest {
   int64_t step = 0;                // kApply: the local step; kSetGlobalStep: the new one
   AccumulatorGradient gradient;    // kApply
   int32_t max_accumulated = 0;     // kApply: > 0 drops a gradient finding this many held
+  std::string replica;             // kApply: who sent it ("" unnamed)
   int32_t num_required = 1;        // kTake
 
   // Set (before the withdrawal message is sent) by the cancellation

@@ -58,10 +58,12 @@ void ActorAccumulator::Submit(std::shared_ptr<AccumulatorRequest> request,
 }
 
 void ActorAccumulator::ApplyGradientUpTo(int64_t local_step, int32_t max_accumulated,
-                                         AccumulatorGradient gradient, ApplyCallback done) {
+                                         AccumulatorGradient gradient, ApplyCallback done,
+                                         const std::string& replica) {
   auto request = std::make_shared<AccumulatorRequest>();
   request->kind = Kind::kApply;
   request->step = local_step;
+  request->replica = replica;
   request->max_accumulated = max_accumulated;
   request->gradient = std::move(gradient);
   request->applied = std::move(done);

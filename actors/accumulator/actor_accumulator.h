@@ -26,7 +26,8 @@ class ActorAccumulator final : public AccumulatorInterface {
                        AccumulatorInterface** out);
 
   void ApplyGradientUpTo(int64_t local_step, int32_t max_accumulated,
-                         AccumulatorGradient gradient, ApplyCallback done) override;
+                         AccumulatorGradient gradient, ApplyCallback done,
+                         const std::string& replica) override;
   void TakeGradient(int32_t num_required, CancellationManager* cancellation, int64_t deadline_ns,
                     TakeCallback done) override;
   void NumAccumulated(CountCallback done) override;

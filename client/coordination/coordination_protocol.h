@@ -60,6 +60,9 @@ namespace af {
 // What a worker tells the protocol about itself and the training.
 struct ReplicaContext {
   int worker_index = 0;  // 0 .. num_workers-1
+  // How logs and stall reports name this worker ("/job:worker/replica:0/
+  // task:2"); empty: "worker <worker_index>".
+  std::string task_name;
   int num_workers = 1;   // n, every replica of the model
   // The one worker that does the training's shared chores: with `sync` it
   // also aggregates and applies the updates and hands out the tokens.

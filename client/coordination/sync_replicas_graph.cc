@@ -21,6 +21,11 @@ Status BuildSyncReplicasGraph(const Scope& scope, const std::vector<GradAndVar>&
     graph->num_tokens = ops::Placeholder(s.WithOpName("tokens_per_step"), DT_INT32);
   }
 
+  // Named on each apply, so that a chief's take left waiting says whose
+  // gradients it lacks (a stopped or lost worker).
+  const std::string sender = replica.task_name.empty()
+                                 ? "worker " + std::to_string(replica.worker_index)
+                                 : replica.task_name;
   std::vector<Operation> applies, set_steps;
   std::vector<GradAndVar> averages;
   for (const auto& [grad, var] : grads_and_vars) {
@@ -33,8 +38,9 @@ Status BuildSyncReplicasGraph(const Scope& scope, const std::vector<GradAndVar>&
         AnchoredTo(on_var.WithOpName("grad_accum"), var), dtype, var.shape(),
         ops::ConditionalAccumulator::SharedName(replica.shared_name + "/" + var.op().name() +
                                                 "/grad_accum"));
-    auto applied = ops::AccumulatorTryApplyGradient(on_var.WithOpName("apply"), accumulator,
-                                                    graph->local_step, grad, cap);
+    auto applied = ops::AccumulatorTryApplyGradient(
+        on_var.WithOpName("apply"), accumulator, graph->local_step, grad, cap,
+        ops::AccumulatorTryApplyGradient::Replica(sender));
     graph->applied.push_back(applied);
     applies.push_back(applied.operation);
     if (!replica.is_chief) continue;

@@ -10,7 +10,8 @@
 // backup workers (replicas_to_aggregate m < n) exactly m gradients are then
 // averaged per step even when the chief's take arrives after more than m
 // did, which TensorFlow would all average. max_accumulated <= 0 applies
-// exactly as AccumulatorApplyGradient does.
+// exactly as AccumulatorApplyGradient does. `replica` names the sender
+// (a worker's task), so that a take left waiting can say whom it waits for.
 //
 // Dense only: our gradients never produce IndexedSlices (Gather's gradient
 // is a dense UnsortedSegmentSum), so no sparse form exists yet.
@@ -36,6 +37,7 @@ REGISTER_OP("AccumulatorTryApplyGradient")
     .Input("max_accumulated: int32")
     .Output("applied: bool")
     .Attr("dtype: numbertype")
+    .Attr("replica: string = ''")
     .SetShapeFn(TryApplyShape)
     .Doc("Actorflow's own op: AccumulatorApplyGradient that says whether the gradient was "
          "kept; dropped when stale, or (max_accumulated > 0) when the accumulator already "

@@ -99,6 +99,7 @@ Status BuildDistributedGraph(const Scope& root, const Options& o, const ClusterT
 
   ReplicaContext replica;
   replica.worker_index = task.index;
+  replica.task_name = task.name();
   replica.num_workers = task.num_workers();
   replica.is_chief = task.is_chief();
   replica.optimizer = g->optimizer.get();

@@ -3,6 +3,7 @@
 // The actor already answers every apply with "kept or dropped"; TensorFlow's
 // op throws that away, this one hands it to the step, so a worker counts
 // its own dropped gradients exactly.
+#include <string>
 #include <utility>
 
 #include "core/accumulator_interface.h"
@@ -20,7 +21,9 @@ using queue_kernels::FinishOnDevice;
 class TryApplyGradientOp : public AsyncOpKernel {
  public:
   explicit TryApplyGradientOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx) {
-    ctx->SetStatus(ctx->GetAttr("dtype", &dtype_));
+    Status s = ctx->GetAttr("dtype", &dtype_);
+    if (s.ok() && ctx->HasAttr("replica")) s = ctx->GetAttr("replica", &replica_);
+    ctx->SetStatus(s);
   }
 
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
@@ -45,11 +48,13 @@ class TryApplyGradientOp : public AsyncOpKernel {
             }
             done();
           });
-        });
+        },
+        replica_);
   }
 
  private:
   DataType dtype_ = DT_FLOAT;
+  std::string replica_;
 };
 
 }  // namespace

@@ -49,12 +49,14 @@ struct Harness {
       : dropped(std::make_shared<std::atomic<int64_t>>(0)),
         core(std::move(spec), dropped, [this](const std::string& w) { warnings.push_back(w); }) {}
 
-  std::shared_ptr<Outcome> Apply(int64_t step, AccumulatorGradient g) {
+  std::shared_ptr<Outcome> Apply(int64_t step, AccumulatorGradient g,
+                                 const std::string& replica = "") {
     auto out = std::make_shared<Outcome>();
     auto r = std::make_shared<AccumulatorRequest>();
     r->kind = Kind::kApply;
     r->id = next_id++;
     r->step = step;
+    r->replica = replica;
     r->gradient = std::move(g);
     r->applied = [out](const Status& s, bool applied) {
       out->done = true;
@@ -65,11 +67,11 @@ struct Harness {
     return out;
   }
   std::shared_ptr<Outcome> ApplyDense(int64_t step, const std::vector<float>& v,
-                                      TensorShape shape = {}) {
+                                      TensorShape shape = {}, const std::string& replica = "") {
     AccumulatorGradient g;
     g.dense = Tensor::FromVector<float>(
         v, shape.dims() == 0 ? TensorShape{static_cast<int64_t>(v.size())} : shape);
-    return Apply(step, std::move(g));
+    return Apply(step, std::move(g), replica);
   }
   std::shared_ptr<Outcome> ApplySparse(int64_t step, const std::vector<int64_t>& indices,
                                        const std::vector<float>& rows, int64_t width) {
@@ -208,6 +210,23 @@ BOOST_AUTO_TEST_CASE(stale_gradients_are_dropped_and_counted) {
   BOOST_TEST(h.core.InspectStalls(3000000000, 1, &lines));
   BOOST_TEST_REQUIRE(lines.size() == 1u);
   BOOST_TEST(lines[0].find("3 stale gradients dropped so far") != std::string::npos, lines[0]);
+}
+
+// A take that waits names whose gradients it holds and which named
+// senders have sent none for this step (a stopped or lost worker).
+BOOST_AUTO_TEST_CASE(a_stalled_take_names_the_senders_it_still_waits_for) {
+  Harness h(Dense(PartialTensorShape({1})));
+  for (const char* w : {"worker 0", "worker 1", "worker 2"}) h.ApplyDense(0, {1.f}, {}, w);
+  BOOST_TEST_REQUIRE(h.Take(3)->done);
+  h.ApplyDense(1, {1.f}, {}, "worker 0");
+  h.ApplyDense(1, {1.f}, {}, "worker 1");
+  BOOST_TEST(!h.Take(3)->done);
+  std::vector<std::string> lines;
+  BOOST_TEST(h.core.InspectStalls(3000000000, 1, &lines));
+  BOOST_TEST_REQUIRE(lines.size() == 1u);
+  BOOST_TEST(lines[0].find("held from: worker 0, worker 1; still waiting for: worker 2 (last "
+                           "sent a gradient of step 0)") != std::string::npos,
+             lines[0]);
 }
 
 BOOST_AUTO_TEST_CASE(a_take_waits_for_num_required_then_takes_everything_held) {

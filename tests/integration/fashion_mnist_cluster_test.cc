@@ -187,6 +187,36 @@ BOOST_AUTO_TEST_CASE(sync_goes_on_with_the_workers_left_after_one_is_killed) {
   BOOST_TEST(d.chief.find("worker 2 did not report its end") != std::string::npos, d.chief);
 }
 
+// SIGSTOP of worker 2 for 13 s under sync: the step it holds a token for
+// waits for it (within --sync_timeout_ms), and the ps task's stall
+// inspector names it as the sender the accumulator still waits for. (Had
+// it been stopped between two steps, holding no token, the two others
+// would have taken its tokens and gone on: then it trained fewer steps.)
+BOOST_AUTO_TEST_CASE(the_stall_inspector_names_a_stopped_worker_that_sync_waits_for) {
+  if (!HaveFashionMnist()) {
+    BOOST_TEST_MESSAGE("skipped: " << kDataDir << " is missing");
+    return;
+  }
+  TempDir dir;
+  const std::string after_updates = "for i in $(seq 600); do grep -q global_step/sec " +
+                                    dir.path() + "/worker-0.log && break; sleep 0.1; done; ";
+  Disturbed d = DisturbWorker2(dir.path(), "sync", 60000,
+                               after_updates + "kill -STOP $pid; sleep 13; kill -CONT $pid",
+                               "--sync_timeout_ms 30000");
+  BOOST_TEST_REQUIRE(d.code == 0, d.out << d.chief);
+  const JsonValue report = LastJsonLine(d.chief);
+  BOOST_TEST(report["global_step"].number == 2 * std::ceil(60000.0 / (64 * 3)), d.chief);
+  const std::string ps = ReadFile(dir.path() + "/ps-0.log") + ReadFile(dir.path() + "/ps-1.log");
+  const bool named =
+      ps.find("still waiting for: /job:worker/replica:0/task:2 (last sent a gradient of step") !=
+      std::string::npos;
+  const auto& steps = report["worker_steps"].array;
+  BOOST_TEST_REQUIRE(steps.size() == 3u, d.chief);
+  const bool absorbed = steps[2].number + 5 < steps[0].number;
+  BOOST_TEST((named || absorbed), ps << d.chief);
+  BOOST_TEST_MESSAGE((named ? "named by the stall inspector" : "absorbed by the others"));
+}
+
 // SIGSTOP of worker 2 for 12 s: backup:1 needs only the two others, so the
 // training does not wait for it; the ps tasks free the stopped worker's
 // session once its master has been silent for 10 s, and say so.
