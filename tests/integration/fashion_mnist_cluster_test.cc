@@ -4,8 +4,10 @@
 // line must account for every gradient (exactly m of each variable applied
 // per global step with backup:1), each worker must write its own event
 // file, the ps tasks their checkpoint shards; a worker killed with kill -9
-// mid-training must cost the others nothing (async, backup:1), and one
-// stopped with SIGSTOP must not hold backup:1 back.
+// mid-training must cost the others nothing (async, backup:1, sync), one
+// stopped with SIGSTOP must not hold backup:1 back and be named by the
+// stall inspector when sync waits for it, and a ps task killed and
+// restarted by the launcher must cost a recovery from the checkpoint.
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
@@ -48,9 +50,11 @@ double Sum(const JsonValue& list) {
 // `examples` per epoch (64 per batch). `during` runs (in the shell) while it trains.
 std::string ClusterCommand(const std::string& dir, const std::string& protocol, int epochs,
                            int examples, const std::string& during = "",
-                           const std::string& extra_flags = "") {
+                           const std::string& extra_flags = "",
+                           const std::string& launcher_flags = "") {
   const std::string launch =
-      std::string(AF_ACTORFLOW_BIN) + " cluster --ps 2 --workers 3 --logdir " + dir + " -- " +
+      std::string(AF_ACTORFLOW_BIN) + " cluster --ps 2 --workers 3 " + launcher_flags +
+      " --logdir " + dir + " -- " +
       AF_FASHION_MNIST_BIN + " --model mlp --threads 1 --progress false --max_examples " +
       std::to_string(examples) +
       " --checkpoint_secs 0 --epochs " + std::to_string(epochs) + " --protocol " + protocol +
@@ -234,6 +238,45 @@ BOOST_AUTO_TEST_CASE(backup_goes_on_past_a_stopped_worker_and_the_ps_tasks_free_
   BOOST_TEST(report["test_acc"].array.back().number > 0.6, d.chief);
   const std::string ps = ReadFile(dir.path() + "/ps-0.log") + ReadFile(dir.path() + "/ps-1.log");
   BOOST_TEST(ps.find("sent no heartbeat for") != std::string::npos, ps);
+}
+
+// kill -9 of ps task 0 mid-training; the launcher restarts it on its
+// address. Every worker's step fails UNAVAILABLE and recovers: the chief
+// restores the latest checkpoint (written every second), the others wait
+// for it, and the training reaches its last step and a trained model.
+BOOST_AUTO_TEST_CASE(a_ps_task_killed_and_restarted_costs_a_recovery_from_the_checkpoint) {
+  if (!HaveFashionMnist()) {
+    BOOST_TEST_MESSAGE("skipped: " << kDataDir << " is missing");
+    return;
+  }
+  TempDir dir;
+  const std::string d = dir.path();
+  // Once the chief has saved a checkpoint past step 0.
+  const std::string during =
+      "for i in $(seq 600); do ls " + d + "/train | grep -q \"model.ckpt-[1-9]\" && break; "
+      "sleep 0.1; done; pid=$(sed -n \"s/.*job ps task 0 at .* pid \\([0-9]*\\).*/\\1/p\" " + d +
+      "/launcher.out | tail -1); kill -9 $pid";
+  int code = 0;
+  const std::string out =
+      Capture(ClusterCommand(d, "backup:1", 2, 60000, during, "--checkpoint_secs 1",
+                             "--restart on-failure"),
+              &code);
+  const std::string chief = ReadFile(d + "/worker-0.log");
+  BOOST_TEST_REQUIRE(code == 0, out << chief);
+  BOOST_TEST(out.find("restarting ps-0 (killed by signal 9)") != std::string::npos, out);
+  // The error names the lost task, with or without the call it cut short.
+  const size_t failed = chief.find("step failed (UNAVAILABLE: ");
+  BOOST_TEST_REQUIRE(failed != std::string::npos, chief);
+  BOOST_TEST(chief.find("/job:ps/replica:0/task:0", failed) != std::string::npos, chief);
+  BOOST_TEST(chief.find(": restored " + d + "/train/model.ckpt-") != std::string::npos, chief);
+  const JsonValue report = LastJsonLine(chief);
+  BOOST_TEST(report["recoveries"].number >= 1, chief);
+  BOOST_TEST(report["global_step"].number == 2 * std::ceil(60000.0 / (64 * 2)), chief);
+  BOOST_TEST(report["test_acc"].array.back().number > 0.6, chief);
+  for (const char* worker : {"/worker-1.log", "/worker-2.log"}) {
+    const std::string log = ReadFile(d + worker);
+    BOOST_TEST(log.find("recovered from UNAVAILABLE") != std::string::npos, log);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
