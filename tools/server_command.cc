@@ -194,13 +194,17 @@ int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
   int signal_number = 0;
   sigwait(&stop, &signal_number);
   out << "actorflow server: stopping (signal " << signal_number << ")\n";
+  out.flush();
+  // The senders count a tensor once its last byte left; a peer may have read
+  // it (and this process been told to stop) a moment before that. Stopping
+  // the server joins them, so the totals below are final.
+  server.reset();
   const net::TransferCounters& moved = net::TransferCounters::Global();
   out << "actorflow server: the data plane received " << moved.tensors_received.load()
       << " tensors (" << moved.bytes_received.load() << " bytes) and sent "
       << moved.tensors_sent.load() << " (" << moved.bytes_sent.load() << " bytes); "
       << moved.fallbacks.load() << " took the chunk path\n";
   out.flush();
-  server.reset();
   return kExitOk;
 }
 
