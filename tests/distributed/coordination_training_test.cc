@@ -124,7 +124,11 @@ Trained Train(const std::string& spec, int64_t until_step, int64_t steps_each = 
   // The chief initializes the ps variables; then every worker starts.
   Status s = replicas[0]->session->Run({}, {}, {GlobalVariablesInitializer(replicas[0]->root)},
                                        nullptr);
-  BOOST_TEST_REQUIRE(s.ok(), s);
+  if (!s.ok()) {  // what the ps tasks said (their stall inspectors, errors)
+    ps0.WaitForOutput("\x01", std::chrono::milliseconds(300));
+    ps1.WaitForOutput("\x01", std::chrono::milliseconds(300));
+  }
+  BOOST_TEST_REQUIRE(s.ok(), s << "\nps 0:\n" << ps0.output() << "\nps 1:\n" << ps1.output());
   for (auto& r : replicas) {
     s = r->protocol->Start(*r->session);
     BOOST_TEST_REQUIRE(s.ok(), s);
