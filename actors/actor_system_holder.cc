@@ -30,12 +30,12 @@ class RuntimeConfig : public caf::actor_system_config {
     // latency on every Run from a client thread.
     set("work-stealing.aggressive-poll-attempts", 1000);
     set("work-stealing.moderate-poll-attempts", 0);
-    // Servers that a client introduced to each other (a session's peers)
-    // connect directly. Without it BASP routes their messages through the
-    // node that introduced them, and drops them once that client exits:
-    // a later session's ps-to-ps tensors vanished (tests/distributed/
-    // cross_ps_edges_test.cc).
-    set("middleman.enable-automatic-connections", true);
+    // No automatic connections: servers that a session introduces to each
+    // other are connected by one of them dialing the other at OpenSession
+    // (actors/worker/peer_connections.h). With automatic connections both
+    // dialed at once, and a first step's tensors going both ways between
+    // them were sometimes lost.
+    set("middleman.enable-automatic-connections", false);
   }
 };
 

@@ -64,6 +64,10 @@ struct PeerWorker {
   // Its data plane as the session's workers reach it (the master resolves
   // a wildcard host; actors/worker/data_plane.h); empty: none.
   std::string data_address;
+  // Where its actor is published ("host:port"); empty: in the master's
+  // process or virtual. Servers dial each other there (actors/worker/
+  // peer_connections.h).
+  std::string address;
 };
 
 // Opens a session on a worker: who the master is (the worker monitors it

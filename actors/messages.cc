@@ -277,7 +277,8 @@ namespace actors {
 namespace {
 
 template <class F> caf::error Fields(F& f, PeerWorker& x) {
-  return f(caf::meta::type_name("af.PeerWorker"), x.worker, x.devices, x.data_address);
+  return f(caf::meta::type_name("af.PeerWorker"), x.worker, x.devices, x.data_address,
+           x.address);
 }
 template <class F> caf::error Fields(F& f, OpenSession& x) {
   return f(caf::meta::type_name("af.OpenSession"), x.session_id, x.incarnation, x.master,

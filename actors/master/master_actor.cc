@@ -117,6 +117,7 @@ OpenSession SessionOpening(MasterPointer self) {
           PeerDataAddress(record.devices.front().data_address,
                           record.worker.remote ? record.worker.address : "", first_remote);
     }
+    if (record.worker.remote) peer.address = record.worker.address;
     open.peers.push_back(std::move(peer));
   }
   return open;

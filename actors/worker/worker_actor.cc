@@ -6,10 +6,13 @@
 #include <cstdio>
 #include <memory>
 #include <random>
+#include <set>
 #include <thread>
 #include <utility>
 
 #include <caf/actor_system.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/io/middleman_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/system_messages.hpp>
 #include <caf/typed_event_based_actor.hpp>
@@ -21,6 +24,7 @@
 #include "actors/worker/data_plane.h"
 #include "actors/worker/delay_line.h"
 #include "actors/worker/fault_hooks.h"
+#include "actors/worker/peer_connections.h"
 #include "actors/device/container_actor.h"
 #include "actors/device/device_actor.h"
 #include "actors/worker/worker_state.h"
@@ -35,6 +39,8 @@ using WorkerPointer = worker_actor::stateful_pointer<WorkerState>;
 // Steps announced by pushes or aborts whose RunGraph never came are
 // dropped after this long; the sweep runs every kSweepPeriod.
 constexpr auto kOrphanStepLifetime = std::chrono::minutes(5);
+// A dial to a peer server at OpenSession (actors/worker/peer_connections.h).
+constexpr auto kPeerDialTimeout = std::chrono::seconds(10);
 constexpr auto kSweepPeriod = std::chrono::seconds(30);
 // How often the worker checks its remote masters' heartbeats.
 constexpr auto kMasterWatchPeriod = std::chrono::milliseconds(200);
@@ -392,6 +398,34 @@ wire::WireStatus OpenSessionOnWorker(WorkerPointer self, OpenSession& req) {
   return wire::WireStatus{};
 }
 
+// Dials the session's peers this server must reach itself
+// (actors/worker/peer_connections.h), then answers OpenSession with
+// `opened`. A peer that cannot be dialed is logged: the session still
+// opens, and its tensors take the route through the master's process.
+caf::result<wire::WireStatus> DialPeersThenAnswer(
+    WorkerPointer self, const std::vector<std::pair<std::string, uint16_t>>& targets,
+    wire::WireStatus opened) {
+  if (targets.empty()) return opened;
+  auto promise = self->make_response_promise<wire::WireStatus>();
+  auto pending = std::make_shared<size_t>(targets.size());
+  auto one_done = [=]() mutable {
+    if (--*pending == 0) promise.deliver(opened);
+  };
+  for (const auto& [host, port] : targets) {
+    self->request(self->system().middleman().actor_handle(), kPeerDialTimeout,
+                  caf::connect_atom::value, host, port)
+        .then([=](const caf::node_id&, caf::strong_actor_ptr&,
+                  const std::set<std::string>&) mutable { one_done(); },
+              [=, host = host, port = port](caf::error& err) mutable {
+                std::fprintf(stderr, "actorflow worker %s: could not dial peer %s:%u: %s\n",
+                             self->state.task_name.c_str(), host.c_str(),
+                             static_cast<unsigned>(port), self->system().render(err).c_str());
+                one_done();
+              });
+  }
+  return promise;
+}
+
 // Resets `containers` on every device of this worker.
 caf::result<wire::WireStatus> ResetContainers(WorkerPointer self,
                                               const std::vector<std::string>& containers) {
@@ -645,14 +679,15 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
       [=](inspect_atom) {
         if (Admit(self, "InspectStalls").ok()) InspectStalls(self);
       },
-      [=](open_sess_atom, OpenSession& req) {
+      [=](open_sess_atom, OpenSession& req) -> caf::result<wire::WireStatus> {
         if (Status s = Admit(self, "OpenSession"); !s.ok()) return wire::ToWire(s);
         if (!self->state.cluster_secret.empty()) {
           std::vector<caf::actor> peers;
           for (const PeerWorker& peer : req.peers) peers.push_back(peer.worker);
           VouchForPeers(self, peers);
         }
-        return OpenSessionOnWorker(self, req);
+        wire::WireStatus opened = OpenSessionOnWorker(self, req);
+        return DialPeersThenAnswer(self, PeersToDial(self->node(), req.peers), std::move(opened));
       },
       [=](close_sess_atom, int64_t session_id) {
         if (!Admit(self, "CloseSession").ok()) return;
