@@ -241,9 +241,9 @@ BOOST_AUTO_TEST_CASE(backup_goes_on_past_a_stopped_worker_and_the_ps_tasks_free_
 }
 
 // kill -9 of ps task 0 mid-training; the launcher restarts it on its
-// address. Every worker's step fails UNAVAILABLE and recovers: the chief
-// restores the latest checkpoint (written every second), the others wait
-// for it, and the training reaches its last step and a trained model.
+// address. Every worker's step fails UNAVAILABLE; the chief restores the
+// latest checkpoint (written every second), the others wait for it and go
+// on, and the training reaches its last step and a trained model.
 BOOST_AUTO_TEST_CASE(a_ps_task_killed_and_restarted_costs_a_recovery_from_the_checkpoint) {
   if (!HaveFashionMnist()) {
     BOOST_TEST_MESSAGE("skipped: " << kDataDir << " is missing");
@@ -273,10 +273,16 @@ BOOST_AUTO_TEST_CASE(a_ps_task_killed_and_restarted_costs_a_recovery_from_the_ch
   BOOST_TEST(report["recoveries"].number >= 1, chief);
   BOOST_TEST(report["global_step"].number == 2 * std::ceil(60000.0 / (64 * 2)), chief);
   BOOST_TEST(report["test_acc"].array.back().number > 0.6, chief);
+  // Every worker saw the loss. backup:1 needs two of the three, so the
+  // training may end while the slowest is still recovering (the launcher
+  // then stops it); at least one of the other two must have come back.
+  int recovered = 0;
   for (const char* worker : {"/worker-1.log", "/worker-2.log"}) {
     const std::string log = ReadFile(d + worker);
-    BOOST_TEST(log.find("recovered from UNAVAILABLE") != std::string::npos, log);
+    BOOST_TEST(log.find("step failed (UNAVAILABLE") != std::string::npos, log);
+    recovered += log.find("recovered from UNAVAILABLE") != std::string::npos;
   }
+  BOOST_TEST(recovered >= 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
