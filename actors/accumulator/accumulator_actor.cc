@@ -12,16 +12,10 @@
 
 #include "actors/accumulator/accumulator_core.h"
 #include "actors/any_thread_send.h"
-#include "actors/stall_reporting.h"
+#include "actors/stall_inspection.h"
 
 namespace af::actors {
 namespace {
-
-int64_t SteadyNowNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 void WarnOnStderr(const std::string& what) {
   std::fprintf(stderr, "actorflow: warning: %s\n", what.c_str());
@@ -34,27 +28,14 @@ struct AccumulatorActorState {
 
 using AccumulatorPointer = accumulator_actor::stateful_pointer<AccumulatorActorState>;
 
-// Waiting takes get a stall check every quarter of the warning time; the
-// ticks stop when nothing waits (the queue actor's scheme).
+// Waiting takes get a stall check (actors/stall_inspection.h).
 void ArmInspection(AccumulatorPointer self) {
-  const StallReporting reporting = CurrentStallReporting();
-  if (self->state.inspecting || reporting.after.count() <= 0) return;
-  self->state.inspecting = true;
-  self->delayed_send(self, reporting.after / 4, accumulator_inspect_atom::value);
+  ArmStallCheck(self, &self->state.inspecting, accumulator_inspect_atom::value);
 }
 
 void Inspect(AccumulatorPointer self) {
   self->state.inspecting = false;
-  if (!self->state.core) return;
-  const StallReporting reporting = CurrentStallReporting();
-  if (reporting.after.count() <= 0) return;
-  const int64_t now = SteadyNowNanos();
-  std::vector<std::string> lines;
-  const bool waiting = self->state.core->InspectStalls(
-      now, now - std::chrono::duration_cast<std::chrono::nanoseconds>(reporting.after).count(),
-      &lines);
-  for (const std::string& line : lines) ReportStall(reporting, line);
-  if (waiting) ArmInspection(self);
+  if (CheckStalls(self->state.core.get())) ArmInspection(self);
 }
 
 accumulator_actor::behavior_type AccumulatorActor(AccumulatorPointer self, AccumulatorSpec spec,

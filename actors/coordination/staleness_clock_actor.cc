@@ -13,16 +13,10 @@
 
 #include "actors/any_thread_send.h"
 #include "actors/coordination/staleness_clock_core.h"
-#include "actors/stall_reporting.h"
+#include "actors/stall_inspection.h"
 
 namespace af::actors {
 namespace {
-
-int64_t SteadyNowNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // Elastic events are rare and matter to whoever watches a training: one
 // line on stderr each, as the accumulators' warnings.
@@ -51,27 +45,14 @@ void ArmRecheck(ClockPointer self) {
   self->delayed_send(self, std::chrono::nanoseconds(left), clock_recheck_atom::value);
 }
 
-// Waiting ticks get a stall check every quarter of the warning time; the
-// checks stop when nothing waits (the accumulator actor's scheme).
+// Waiting ticks get a stall check (actors/stall_inspection.h).
 void ArmInspection(ClockPointer self) {
-  const StallReporting reporting = CurrentStallReporting();
-  if (self->state.inspecting || reporting.after.count() <= 0) return;
-  self->state.inspecting = true;
-  self->delayed_send(self, reporting.after / 4, clock_inspect_atom::value);
+  ArmStallCheck(self, &self->state.inspecting, clock_inspect_atom::value);
 }
 
 void Inspect(ClockPointer self) {
   self->state.inspecting = false;
-  if (!self->state.core) return;
-  const StallReporting reporting = CurrentStallReporting();
-  if (reporting.after.count() <= 0) return;
-  const int64_t now = SteadyNowNanos();
-  std::vector<std::string> lines;
-  const bool waiting = self->state.core->InspectStalls(
-      now, now - std::chrono::duration_cast<std::chrono::nanoseconds>(reporting.after).count(),
-      &lines);
-  for (const std::string& line : lines) ReportStall(reporting, line);
-  if (waiting) ArmInspection(self);
+  if (CheckStalls(self->state.core.get())) ArmInspection(self);
 }
 
 staleness_clock_actor::behavior_type ClockActor(ClockPointer self, StalenessClockSpec spec) {

@@ -9,16 +9,10 @@
 
 #include "actors/any_thread_send.h"
 #include "actors/queue/queue_core.h"
-#include "actors/stall_reporting.h"
+#include "actors/stall_inspection.h"
 
 namespace af::actors {
 namespace {
-
-int64_t SteadyNowNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 struct QueueActorState {
   std::unique_ptr<QueueCore> core;
@@ -27,27 +21,14 @@ struct QueueActorState {
 
 using QueuePointer = queue_actor::stateful_pointer<QueueActorState>;
 
-// Waiting requests get a stall check every quarter of the warning time;
-// the ticks stop when nothing waits.
+// Waiting requests get a stall check (actors/stall_inspection.h).
 void ArmInspection(QueuePointer self) {
-  const StallReporting reporting = CurrentStallReporting();
-  if (self->state.inspecting || reporting.after.count() <= 0) return;
-  self->state.inspecting = true;
-  self->delayed_send(self, reporting.after / 4, queue_inspect_atom::value);
+  ArmStallCheck(self, &self->state.inspecting, queue_inspect_atom::value);
 }
 
 void Inspect(QueuePointer self) {
   self->state.inspecting = false;
-  if (!self->state.core) return;
-  const StallReporting reporting = CurrentStallReporting();
-  if (reporting.after.count() <= 0) return;
-  const int64_t now = SteadyNowNanos();
-  std::vector<std::string> lines;
-  const bool waiting = self->state.core->InspectStalls(
-      now, now - std::chrono::duration_cast<std::chrono::nanoseconds>(reporting.after).count(),
-      &lines);
-  for (const std::string& line : lines) ReportStall(reporting, line);
-  if (waiting) ArmInspection(self);
+  if (CheckStalls(self->state.core.get())) ArmInspection(self);
 }
 
 queue_actor::behavior_type QueueActor(QueuePointer self, QueueSpec spec) {

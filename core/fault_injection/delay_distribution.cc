@@ -70,42 +70,22 @@ std::string FormatDuration(double ns) {
   return FormatNumber(ns) + "ns";
 }
 
-DelayDistribution DelayDistribution::Constant(double ns) {
-  DelayDistribution d;
-  d.kind_ = Kind::kConstant;
-  d.a_ = ns;
-  return d;
-}
+DelayDistribution DelayDistribution::Constant(double ns) { return {Kind::kConstant, ns, 0}; }
 
 DelayDistribution DelayDistribution::Uniform(double lo_ns, double hi_ns) {
-  DelayDistribution d;
-  d.kind_ = Kind::kUniform;
-  d.a_ = lo_ns;
-  d.b_ = hi_ns;
-  return d;
+  return {Kind::kUniform, lo_ns, hi_ns};
 }
 
 DelayDistribution DelayDistribution::Exponential(double mean_ns) {
-  DelayDistribution d;
-  d.kind_ = Kind::kExponential;
-  d.a_ = mean_ns;
-  return d;
+  return {Kind::kExponential, mean_ns, 0};
 }
 
 DelayDistribution DelayDistribution::Pareto(double scale_ns, double alpha) {
-  DelayDistribution d;
-  d.kind_ = Kind::kPareto;
-  d.a_ = scale_ns;
-  d.b_ = alpha;
-  return d;
+  return {Kind::kPareto, scale_ns, alpha};
 }
 
 DelayDistribution DelayDistribution::LogNormal(double median_ns, double sigma) {
-  DelayDistribution d;
-  d.kind_ = Kind::kLogNormal;
-  d.a_ = median_ns;
-  d.b_ = sigma;
-  return d;
+  return {Kind::kLogNormal, median_ns, sigma};
 }
 
 Status DelayDistribution::Parse(std::string_view text, std::string_view field,

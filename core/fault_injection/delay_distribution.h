@@ -55,6 +55,8 @@ class DelayDistribution {
   std::string ToString() const;
 
  private:
+  DelayDistribution(Kind kind, double a, double b) : kind_(kind), a_(a), b_(b) {}
+
   Kind kind_ = Kind::kNone;
   double a_ = 0;  // const D, uniform LO, exp MEAN, pareto SCALE, lognormal MEDIAN (ns)
   double b_ = 0;  // uniform HI (ns), pareto ALPHA, lognormal SIGMA

@@ -24,9 +24,7 @@
 namespace af {
 namespace {
 
-using testing::Address;
-using testing::FreePorts;
-using testing::ServerProcess;
+using testing::PsPair;
 
 constexpr int kWorkers = 3;
 constexpr int64_t kTimeoutMs = 30000;
@@ -104,13 +102,9 @@ struct Trained {
 // global step `until_step`, or (ssp) runs `steps_each` steps.
 Trained Train(const std::string& spec, int64_t until_step, int64_t steps_each = 0) {
   Trained result;
-  const std::vector<uint16_t> ports = FreePorts(2);
-  BOOST_TEST_REQUIRE(ports.size() == 2u);
-  const std::string cluster = "ps=" + Address(ports[0]) + "," + Address(ports[1]);
-  ServerProcess ps0, ps1;
-  ps0.any_port = ps1.any_port = false;
-  BOOST_TEST_REQUIRE(ps0.Start({"--cluster", cluster, "--job", "ps", "--task", "0"}).ok());
-  BOOST_TEST_REQUIRE(ps1.Start({"--cluster", cluster, "--job", "ps", "--task", "1"}).ok());
+  PsPair ps;
+  BOOST_TEST_REQUIRE(ps.Start().ok());
+  const std::string& cluster = ps.spec;
   SessionOptions options;
   BOOST_TEST_REQUIRE(ClusterSpec::FromFlag(cluster, &options.cluster).ok());
   options.default_timeout_ms = kTimeoutMs;
@@ -125,10 +119,10 @@ Trained Train(const std::string& spec, int64_t until_step, int64_t steps_each = 
   Status s = replicas[0]->session->Run({}, {}, {GlobalVariablesInitializer(replicas[0]->root)},
                                        nullptr);
   if (!s.ok()) {  // what the ps tasks said (their stall inspectors, errors)
-    ps0.WaitForOutput("\x01", std::chrono::milliseconds(300));
-    ps1.WaitForOutput("\x01", std::chrono::milliseconds(300));
+    ps.ps0.WaitForOutput("\x01", std::chrono::milliseconds(300));
+    ps.ps1.WaitForOutput("\x01", std::chrono::milliseconds(300));
   }
-  BOOST_TEST_REQUIRE(s.ok(), s << "\nps 0:\n" << ps0.output() << "\nps 1:\n" << ps1.output());
+  BOOST_TEST_REQUIRE(s.ok(), s << "\nps 0:\n" << ps.ps0.output() << "\nps 1:\n" << ps.ps1.output());
   for (auto& r : replicas) {
     s = r->protocol->Start(*r->session);
     BOOST_TEST_REQUIRE(s.ok(), s);

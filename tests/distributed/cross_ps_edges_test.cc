@@ -20,20 +20,14 @@
 namespace af {
 namespace {
 
-using testing::Address;
-using testing::FreePorts;
-using testing::ServerProcess;
+using testing::PsPair;
 
 BOOST_AUTO_TEST_SUITE(cross_ps_edges)
 
 BOOST_AUTO_TEST_CASE(a_control_edge_from_one_ps_task_to_another) {
-  const std::vector<uint16_t> ports = FreePorts(2);
-  BOOST_TEST_REQUIRE(ports.size() == 2u);
-  const std::string spec = "ps=" + Address(ports[0]) + "," + Address(ports[1]);
-  ServerProcess ps0, ps1;
-  ps0.any_port = ps1.any_port = false;
-  BOOST_TEST_REQUIRE(ps0.Start({"--cluster", spec, "--job", "ps", "--task", "0"}).ok());
-  BOOST_TEST_REQUIRE(ps1.Start({"--cluster", spec, "--job", "ps", "--task", "1"}).ok());
+  PsPair ps;
+  BOOST_TEST_REQUIRE(ps.Start().ok());
+  const std::string& spec = ps.spec;
   SessionOptions options;
   BOOST_TEST_REQUIRE(ClusterSpec::FromFlag(spec, &options.cluster).ok());
   options.default_timeout_ms = 20000;
@@ -79,15 +73,10 @@ BOOST_AUTO_TEST_CASE(a_control_edge_from_one_ps_task_to_another) {
 // dials now (actors/worker/peer_connections.h); thirty fresh pairs per run.
 BOOST_AUTO_TEST_CASE(a_first_step_sends_both_ways_between_two_fresh_servers) {
   for (int pair = 0; pair < 30; ++pair) {
-    const std::vector<uint16_t> ports = FreePorts(2);
-    BOOST_TEST_REQUIRE(ports.size() == 2u);
-    const std::string spec = "ps=" + Address(ports[0]) + "," + Address(ports[1]);
-    ServerProcess ps0, ps1;
-    ps0.any_port = ps1.any_port = false;
-    BOOST_TEST_REQUIRE(ps0.Start({"--cluster", spec, "--job", "ps", "--task", "0"}).ok());
-    BOOST_TEST_REQUIRE(ps1.Start({"--cluster", spec, "--job", "ps", "--task", "1"}).ok());
+    PsPair ps;
+    BOOST_TEST_REQUIRE(ps.Start().ok());
     SessionOptions options;
-    BOOST_TEST_REQUIRE(ClusterSpec::FromFlag(spec, &options.cluster).ok());
+    BOOST_TEST_REQUIRE(ClusterSpec::FromFlag(ps.spec, &options.cluster).ok());
     options.default_timeout_ms = 15000;
     Scope root = Scope::NewRootScope();
     const Scope on0 = root.WithDevice("/job:ps/task:0"), on1 = root.WithDevice("/job:ps/task:1");
@@ -97,11 +86,11 @@ BOOST_AUTO_TEST_CASE(a_first_step_sends_both_ways_between_two_fresh_servers) {
     std::vector<Tensor> out;
     Status s = session.Run({to0, to1}, &out);
     if (!s.ok()) {  // the stall inspectors name the Recvs that wait
-      ps0.WaitForOutput("\x01", std::chrono::milliseconds(300));
-      ps1.WaitForOutput("\x01", std::chrono::milliseconds(300));
+      ps.ps0.WaitForOutput("\x01", std::chrono::milliseconds(300));
+      ps.ps1.WaitForOutput("\x01", std::chrono::milliseconds(300));
     }
-    BOOST_TEST_REQUIRE(s.ok(), "pair " << pair << ": " << s << "\nps 0:\n" << ps0.output()
-                                       << "\nps 1:\n" << ps1.output());
+    BOOST_TEST_REQUIRE(s.ok(), "pair " << pair << ": " << s << "\nps 0:\n" << ps.ps0.output()
+                                       << "\nps 1:\n" << ps.ps1.output());
     BOOST_TEST(out[0].scalar<float>() == 3.0f);
     BOOST_TEST(out[1].scalar<float>() == 2.0f);
   }

@@ -14,6 +14,7 @@
 
 #include "core/fault_injection/fault_injector.h"
 #include "tests/actors/session_test_util.h"
+#include "tests/distributed/remote_session_test_util.h"
 #include "tests/distributed/server_process.h"
 
 namespace af {
@@ -23,23 +24,13 @@ using Clock = std::chrono::steady_clock;
 using testing::GraphBuilder;
 using testing::LocalCpu;
 using testing::Matrix;
+using testing::ConnectTo;
 using testing::ServerProcess;
 
 const std::string kTask = "/job:worker/replica:0/task:1";
 const std::string kRemoteCpu = kTask + "/device:CPU:0";
 // Above the chunk threshold (1 MiB): crosses on the data plane.
 constexpr int64_t kLargeElements = 300000;
-
-std::unique_ptr<Session> ConnectTo(const ServerProcess& server) {
-  SessionOptions options;
-  options.remote_workers = {server.address()};
-  options.threads_per_device = 1;
-  options.default_timeout_ms = 30000;
-  std::unique_ptr<Session> session;
-  Status s = Session::Create(options, &session);
-  BOOST_TEST_REQUIRE(s.ok(), s.ToString());
-  return session;
-}
 
 // x (local) -> m = x * w (remote) -> y = m + x (local); z = Identity(m)
 // (remote, fetched from the server's answer, so no tensor crosses for it

@@ -19,18 +19,12 @@
 namespace af {
 namespace {
 
-using testing::Address;
-using testing::FreePorts;
-using testing::ServerProcess;
+using testing::PsPair;
 
 BOOST_AUTO_TEST_CASE(variables_train_on_two_ps_tasks) {
-  const std::vector<uint16_t> ports = FreePorts(2);
-  BOOST_TEST_REQUIRE(ports.size() == 2u);
-  const std::string spec = "ps=" + Address(ports[0]) + "," + Address(ports[1]);
-  ServerProcess ps0, ps1;
-  ps0.any_port = ps1.any_port = false;
-  BOOST_TEST_REQUIRE(ps0.Start({"--cluster", spec, "--job", "ps", "--task", "0"}).ok());
-  BOOST_TEST_REQUIRE(ps1.Start({"--cluster", spec, "--job", "ps", "--task", "1"}).ok());
+  PsPair ps;
+  BOOST_TEST_REQUIRE(ps.Start().ok());
+  const std::string& spec = ps.spec;
   SessionOptions options;
   BOOST_TEST_REQUIRE(ClusterSpec::FromFlag(spec, &options.cluster).ok());
   options.default_timeout_ms = 30000;
@@ -90,13 +84,9 @@ BOOST_AUTO_TEST_CASE(variables_train_on_two_ps_tasks) {
 
 
 BOOST_AUTO_TEST_CASE(each_ps_task_saves_its_shard_and_any_placement_restores) {
-  const std::vector<uint16_t> ports = FreePorts(2);
-  BOOST_TEST_REQUIRE(ports.size() == 2u);
-  const std::string spec = "ps=" + Address(ports[0]) + "," + Address(ports[1]);
-  ServerProcess ps0, ps1;
-  ps0.any_port = ps1.any_port = false;
-  BOOST_TEST_REQUIRE(ps0.Start({"--cluster", spec, "--job", "ps", "--task", "0"}).ok());
-  BOOST_TEST_REQUIRE(ps1.Start({"--cluster", spec, "--job", "ps", "--task", "1"}).ok());
+  PsPair ps;
+  BOOST_TEST_REQUIRE(ps.Start().ok());
+  const std::string& spec = ps.spec;
   testing::TempDir dir("af_sharded");
   const std::string prefix = dir.path() + "/model";
 

@@ -157,4 +157,19 @@ std::vector<uint16_t> FreePorts(int n) {
 
 std::string Address(uint16_t port) { return "127.0.0.1:" + std::to_string(port); }
 
+Status PsPair::Start(const std::vector<std::string>& extra) {
+  const std::vector<uint16_t> ports = FreePorts(2);
+  if (ports.size() != 2) return errors::Unavailable("no two free ports for the ps tasks");
+  spec = "ps=" + Address(ports[0]) + "," + Address(ports[1]);
+  ServerProcess* tasks[] = {&ps0, &ps1};
+  for (int t = 0; t < 2; ++t) {
+    std::vector<std::string> args = {"--cluster", spec, "--job", "ps", "--task",
+                                     std::to_string(t)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    tasks[t]->any_port = false;
+    AF_RETURN_IF_ERROR(tasks[t]->Start(args));
+  }
+  return Status::OK();
+}
+
 }  // namespace af::testing

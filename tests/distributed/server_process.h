@@ -48,6 +48,15 @@ class ServerProcess {
   std::string output_;
 };
 
+// Two ps tasks of one cluster on 127.0.0.1, each an `actorflow server
+// --cluster SPEC --job ps --task i` (plus `extra` arguments) at the
+// address `spec` names for it.
+struct PsPair {
+  Status Start(const std::vector<std::string>& extra = {});
+  std::string spec;  // "ps=127.0.0.1:P0,127.0.0.1:P1"
+  ServerProcess ps0, ps1;
+};
+
 // `n` ports free right now: servers started on port 0 report theirs and
 // are stopped again.
 std::vector<uint16_t> FreePorts(int n);

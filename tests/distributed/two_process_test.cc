@@ -11,6 +11,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "tests/actors/session_test_util.h"
+#include "tests/distributed/remote_session_test_util.h"
 #include "tests/distributed/server_process.h"
 
 namespace af {
@@ -19,20 +20,10 @@ namespace {
 using testing::GraphBuilder;
 using testing::LocalCpu;
 using testing::Matrix;
+using testing::ConnectTo;
 using testing::ServerProcess;
 
 const std::string kRemoteCpu = "/job:worker/replica:0/task:1/device:CPU:0";
-
-std::unique_ptr<Session> ConnectTo(const ServerProcess& server) {
-  SessionOptions options;
-  options.remote_workers = {server.address()};
-  options.threads_per_device = 1;
-  options.default_timeout_ms = 30000;
-  std::unique_ptr<Session> session;
-  Status s = Session::Create(options, &session);
-  BOOST_TEST_REQUIRE(s.ok(), s.ToString());
-  return session;
-}
 
 // x (local) -> m = x * w (remote) -> y = m + x (local); z = Identity(m) (remote).
 tensorflow::GraphDef SplitGraph() {

@@ -1,0 +1,236 @@
+#include "actors/worker/worker_handlers.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <caf/actor_system.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/system_messages.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/io/middleman_actor.hpp>
+
+#include "actors/any_thread_send.h"
+#include "actors/incoming_tensors.h"
+#include "actors/worker/push_outbox.h"
+
+namespace af::actors {
+namespace {
+
+// A dial to a peer server at OpenSession (actors/worker/peer_connections.h).
+constexpr auto kPeerDialTimeout = std::chrono::seconds(10);
+// How often the worker checks its remote masters' heartbeats.
+constexpr auto kMasterWatchPeriod = std::chrono::milliseconds(200);
+// Resetting or listing containers is quick local work; this only bounds a
+// container actor that stopped answering.
+constexpr auto kContainerTimeout = std::chrono::seconds(30);
+
+// ACTORFLOW_PUSH_BATCHING=off sends every small tensor on its own, for
+// measuring what the outboxes save (bench_transfer).
+bool PushBatchingEnabled() {
+  static const bool enabled = [] {
+    const char* value = std::getenv("ACTORFLOW_PUSH_BATCHING");
+    return value == nullptr || std::string_view(value) != "off";
+  }();
+  return enabled;
+}
+
+}  // namespace
+
+// A request meant for an earlier run of this task (its master has not yet
+// noticed the restart) must not touch this run's state.
+Status CheckIncarnation(const WorkerState& st, uint64_t expected, std::string_view what) {
+  if (expected == 0 || expected == st.incarnation) return Status::OK();
+  return errors::Aborted(what, ": device incarnation changed: ", st.task_name,
+                         " restarted (the request was for incarnation ", expected,
+                         ", this process is ", st.incarnation, ")");
+}
+
+// Drops a session's partitions and aborts its running steps.
+void CloseSession(WorkerPointer self, int64_t session_id, const Status& why) {
+  auto it = self->state.sessions.find(session_id);
+  if (it == self->state.sessions.end()) return;
+  HandlerScope scope(self);
+  for (int64_t handle : it->second.handles) {
+    auto g = self->state.graphs.find(handle);
+    if (g == self->state.graphs.end()) continue;
+    self->send(self->state.device_actors[g->second.device], dereg_atom::value, handle);
+    self->state.graphs.erase(g);
+  }
+  for (auto& [step_id, step] : self->state.steps) {
+    if (step.session_id == session_id) step.context->Abort(why);
+  }
+  self->state.sessions.erase(it);
+}
+
+// A session whose master is gone or silent: its partitions and running
+// steps go, and the server says so (an operator looking at a server whose
+// memory did not come back after a client died finds the reason here).
+void FreeOrphanedSession(WorkerPointer self, int64_t session_id, const Status& why) {
+  if (self->state.sessions.count(session_id) == 0) return;
+  std::fprintf(stderr, "actorflow worker %s: freed session %lld: %s\n",
+               self->state.task_name.c_str(), static_cast<long long>(session_id),
+               why.message().c_str());
+  CloseSession(self, session_id, why);
+}
+
+wire::WireStatus OpenSessionOnWorker(WorkerPointer self, OpenSession& req) {
+  WorkerState& st = self->state;
+  if (Status s = CheckIncarnation(st, req.incarnation, "OpenSession"); !s.ok()) {
+    return wire::ToWire(s);
+  }
+  auto router = std::make_shared<PeerRouter>(self->address());
+  router->set_data_plane(st.data_plane);
+  router->set_faults(st.faults);
+  for (PeerWorker& peer : req.peers) {
+    std::shared_ptr<PushOutbox> outbox;  // one per peer worker
+    for (std::string& device : peer.devices) {
+      const bool local = std::find(st.local_names->begin(), st.local_names->end(), device) !=
+                         st.local_names->end();
+      if (local) continue;
+      if (!outbox && PushBatchingEnabled()) {
+        outbox = std::make_shared<PushOutbox>(st.next_outbox++,
+                                              caf::actor_cast<worker_actor>(peer.worker));
+        st.outboxes.emplace(outbox->id(), outbox);
+      }
+      router->Add(device, caf::actor_cast<worker_actor>(peer.worker), outbox, peer.data_address);
+    }
+  }
+  if (auto open = st.sessions.find(req.session_id); open != st.sessions.end()) {
+    // The session's own master again: a peer restarted and rejoined, so
+    // Sends to its devices go to its new process from now on.
+    if (open->second.master && open->second.master == req.master) {
+      open->second.router = std::move(router);
+      return wire::WireStatus{};
+    }
+    return wire::ToWire(errors::AlreadyExists("session ", req.session_id,
+                                              " is already open on ", st.task_name));
+  }
+  if (req.master) self->monitor(req.master);
+  WorkerSession& session = st.sessions[req.session_id];
+  session.master = req.master;
+  session.router = std::move(router);
+  if (req.master_lost_after_ms > 0) {
+    session.master_lost_after = std::chrono::milliseconds(req.master_lost_after_ms);
+    session.last_heartbeat = std::chrono::steady_clock::now();
+    if (!st.watching_masters) {
+      st.watching_masters = true;
+      self->delayed_send(self, kMasterWatchPeriod, watch_atom::value);
+    }
+  }
+  return wire::WireStatus{};
+}
+
+// Dials the session's peers this server must reach itself
+// (actors/worker/peer_connections.h), then answers OpenSession with
+// `opened`. A peer that cannot be dialed is logged: the session still
+// opens, and its tensors take the route through the master's process.
+caf::result<wire::WireStatus> DialPeersThenAnswer(
+    WorkerPointer self, const std::vector<std::pair<std::string, uint16_t>>& targets,
+    wire::WireStatus opened) {
+  if (targets.empty()) return opened;
+  auto promise = self->make_response_promise<wire::WireStatus>();
+  auto pending = std::make_shared<size_t>(targets.size());
+  auto one_done = [=]() mutable {
+    if (--*pending == 0) promise.deliver(opened);
+  };
+  for (const auto& [host, port] : targets) {
+    self->request(self->system().middleman().actor_handle(), kPeerDialTimeout,
+                  caf::connect_atom::value, host, port)
+        .then([=](const caf::node_id&, caf::strong_actor_ptr&,
+                  const std::set<std::string>&) mutable { one_done(); },
+              [=, host = host, port = port](caf::error& err) mutable {
+                std::fprintf(stderr, "actorflow worker %s: could not dial peer %s:%u: %s\n",
+                             self->state.task_name.c_str(), host.c_str(),
+                             static_cast<unsigned>(port), self->system().render(err).c_str());
+                one_done();
+              });
+  }
+  return promise;
+}
+
+// Resets `containers` on every device of this worker.
+caf::result<wire::WireStatus> ResetContainers(WorkerPointer self,
+                                              const std::vector<std::string>& containers) {
+  const auto& actors = self->state.container_actors;
+  if (actors.empty()) return wire::WireStatus{};
+  auto promise = self->make_response_promise<wire::WireStatus>();
+  auto pending = std::make_shared<size_t>(actors.size());
+  auto result = std::make_shared<Status>();
+  auto one_done = [=](const Status& s) mutable {
+    result->Update(s);
+    if (--*pending == 0) promise.deliver(wire::ToWire(*result));
+  };
+  for (const container_actor& c : actors) {
+    self->request(c, kContainerTimeout, reset_atom::value, containers)
+        .then([=](wire::WireStatus& s) mutable { one_done(wire::FromWire(s)); },
+              [=](caf::error& err) mutable {
+                one_done(errors::Internal("Reset on ", self->state.task_name,
+                                          ": a container actor failed: ",
+                                          self->system().render(err)));
+              });
+  }
+  return promise;
+}
+
+// Every device's containers, device by device.
+caf::result<std::vector<ContainerListing>> ListContainers(WorkerPointer self) {
+  const auto& actors = self->state.container_actors;
+  if (actors.empty()) return std::vector<ContainerListing>{};
+  auto promise = self->make_response_promise<std::vector<ContainerListing>>();
+  auto pending = std::make_shared<size_t>(actors.size());
+  auto parts = std::make_shared<std::vector<std::vector<ContainerListing>>>(actors.size());
+  auto failed = std::make_shared<bool>(false);
+  for (size_t i = 0; i < actors.size(); ++i) {
+    self->request(actors[i], kContainerTimeout, list_cont_atom::value)
+        .then(
+            [=](std::vector<ContainerListing>& listing) mutable {
+              (*parts)[i] = std::move(listing);
+              if (--*pending > 0 || *failed) return;
+              std::vector<ContainerListing> all;
+              for (auto& part : *parts)
+                for (auto& l : part) all.push_back(std::move(l));
+              promise.deliver(std::move(all));
+            },
+            [=](caf::error& err) mutable {
+              --*pending;
+              if (std::exchange(*failed, true)) return;
+              promise.deliver(std::move(err));
+            });
+  }
+  return promise;
+}
+
+// Closes the sessions whose master stopped sending heartbeats: a master
+// that hangs (or whose host vanished without closing the connection) must
+// not pin its sessions' state here forever.
+void WatchMasters(WorkerPointer self) {
+  WorkerState& st = self->state;
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<std::pair<int64_t, double>> lost;
+  for (const auto& [id, session] : st.sessions) {
+    if (session.master_lost_after.count() == 0) continue;
+    if (now - session.last_heartbeat > session.master_lost_after) {
+      lost.emplace_back(id, std::chrono::duration<double>(now - session.last_heartbeat).count());
+    }
+  }
+  for (const auto& [id, seconds] : lost) {
+    FreeOrphanedSession(self, id,
+                        errors::Aborted("the master of session ", id, " sent no heartbeat for ",
+                                        static_cast<int>(seconds * 10) / 10.0, " s"));
+  }
+  const bool watched = std::any_of(st.sessions.begin(), st.sessions.end(), [](const auto& entry) {
+    return entry.second.master_lost_after.count() != 0;
+  });
+  st.watching_masters = watched;
+  if (watched) self->delayed_send(self, kMasterWatchPeriod, watch_atom::value);
+}
+
+}  // namespace af::actors

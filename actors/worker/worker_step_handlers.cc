@@ -1,0 +1,356 @@
+#include "actors/worker/worker_handlers.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <caf/actor_system.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/system_messages.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include "actors/any_thread_send.h"
+#include "actors/incoming_tensors.h"
+#include "actors/stall_reporting.h"
+#include "actors/worker/data_plane.h"
+#include "actors/worker/delay_line.h"
+#include "actors/worker/fault_hooks.h"
+#include "actors/device/device_actor.h"
+#include "actors/worker/push_outbox.h"
+
+namespace af::actors {
+namespace {
+
+// Steps announced by pushes or aborts whose RunGraph never came are
+// dropped after this long.
+constexpr auto kOrphanStepLifetime = std::chrono::minutes(5);
+// Building a partition's executor (import, kernel construction) is local
+// work; this only bounds a device actor that stopped answering.
+constexpr auto kRegisterTimeout = std::chrono::minutes(10);
+
+void FinishStep(WorkerPointer self, int64_t step_id) {
+  self->state.steps.erase(step_id);
+  self->state.finished.Add(step_id);
+  IncomingTensors::Global().ReleaseStep(step_id);
+}
+
+// What became of a tensor from another process. An error means the step
+// was aborted (its own status already tells the master) or the tensor
+// arrived twice: a duplicated message, ignored and counted.
+void NoteDelivery(WorkerState& st, const Status& s) {
+  if (s.code() != Code::ALREADY_EXISTS) return;
+  const uint64_t n = ++st.duplicates_ignored;
+  // 1, 10, 100, ...: a duplicate without injected faults is a transport
+  // bug worth a line, and with them there are many.
+  uint64_t power = 1;
+  while (power < n) power *= 10;
+  if (power != n) return;
+  std::fprintf(stderr, "actorflow worker %s: %llu duplicated tensor%s ignored (latest: %s)\n",
+               st.task_name.c_str(), static_cast<unsigned long long>(n), n == 1 ? "" : "s",
+               s.message().c_str());
+}
+
+// CAF frames a message with a 32-bit length and does not check it, so a
+// reply to a master in another process must stay below 4 GiB.
+Status CheckFitsOneMessage(WorkerPointer self, int64_t session_id, int64_t step_id,
+                           const wire::RunGraphResponse& response) {
+  auto session = self->state.sessions.find(session_id);
+  if (session == self->state.sessions.end() || !session->second.master ||
+      session->second.master.node() == self->node()) {
+    return Status::OK();
+  }
+  uint64_t bytes = 0;
+  for (const auto& partition : response.partitions) {
+    for (const Tensor& t : partition.retvals) bytes += t.TotalBytes();
+  }
+  if (bytes < wire::kMaxMessageBytes) return Status::OK();
+  return errors::ResourceExhausted("RunGraph: the fetched values of step ", step_id, " on ",
+                                   self->state.task_name, " total ", bytes,
+                                   " bytes, more than one message between processes carries (",
+                                   wire::kMaxMessageBytes, ")");
+}
+
+}  // namespace
+
+WorkerStep& GetOrCreateStep(WorkerPointer self, int64_t step_id) {
+  auto [it, inserted] = self->state.steps.try_emplace(step_id);
+  if (inserted) {
+    it->second.context = std::make_shared<StepContext>(step_id, self->state.local_names);
+  }
+  return it->second;
+}
+
+// Counts a chunk's bytes (already in the destination tensor) and hands the
+// tensor to the step's rendezvous once complete. False: stop sending.
+bool ReceiveChunk(WorkerPointer self, wire::TensorChunk& chunk) {
+  WorkerState& st = self->state;
+  if (st.finished.Contains(chunk.step_id)) {
+    IncomingTensors::Global().Release(chunk.step_id, chunk.key);
+    return false;
+  }
+  WorkerStep& step = GetOrCreateStep(self, chunk.step_id);
+  if (step.context->aborted()) {
+    IncomingTensors::Global().Release(chunk.step_id, chunk.key);
+    return false;
+  }
+  uint64_t& received = step.chunk_bytes[chunk.key];
+  received += chunk.length;
+  if (received < chunk.tensor.TotalBytes()) return true;
+  step.chunk_bytes.erase(chunk.key);
+  IncomingTensors::Global().Release(chunk.step_id, chunk.key);
+  HandlerScope scope(self);
+  NoteDelivery(self->state, step.context->rendezvous()->DeliverFromPeer(chunk.key, chunk.tensor,
+                                                                        false));
+  return true;
+}
+
+wire::RunGraphResponse ErrorResponse(const Status& s) {
+  wire::RunGraphResponse response;
+  response.status = wire::ToWire(s);
+  return response;
+}
+
+caf::result<wire::RunGraphResponse> RunGraph(WorkerPointer self, wire::RunGraphRequest& req) {
+  WorkerState& st = self->state;
+  const int64_t step_id = req.step_id;
+  if (Status s = CheckIncarnation(st, req.incarnation, "RunGraph"); !s.ok()) {
+    return ErrorResponse(s);
+  }
+  if (st.finished.Contains(step_id)) {
+    return ErrorResponse(errors::InvalidArgument("RunGraph: step ", step_id,
+                                                 " already ran on ", st.task_name));
+  }
+  auto session = st.sessions.find(req.session_id);
+  if (session == st.sessions.end()) {
+    return ErrorResponse(errors::FailedPrecondition(
+        "RunGraph: session ", req.session_id, " is not open on ", st.task_name));
+  }
+  WorkerStep& step = GetOrCreateStep(self, step_id);
+  auto fail = [&](const Status& s) {
+    HandlerScope scope(self);
+    step.context->Abort(s);
+    FinishStep(self, step_id);
+    return ErrorResponse(s);
+  };
+  if (step.has_run) {
+    // Leave the running step alone; this request is the mistake.
+    return ErrorResponse(errors::InvalidArgument("RunGraph: step ", step_id,
+                                                 " is already running on ", st.task_name));
+  }
+  step.has_run = true;
+  step.session_id = req.session_id;
+  if (step.context->aborted()) return fail(step.context->status());
+  std::vector<CallFrame> frames;
+  std::vector<int> devices;
+  frames.reserve(req.partitions.size());
+  devices.reserve(req.partitions.size());
+  for (wire::PartitionCall& call : req.partitions) {
+    auto g = st.graphs.find(call.handle);
+    if (g == st.graphs.end() || g->second.session_id != req.session_id) {
+      return fail(errors::NotFound("RunGraph: partition handle ", call.handle,
+                                   " is not registered on ", st.task_name, " for session ",
+                                   req.session_id));
+    }
+    if (static_cast<int32_t>(call.args.size()) != g->second.num_args) {
+      return fail(errors::InvalidArgument("RunGraph: partition ", call.handle, " on ",
+                                          st.devices[g->second.device].name, " takes ",
+                                          g->second.num_args, " arguments, got ",
+                                          call.args.size()));
+    }
+    frames.emplace_back(std::move(call.args), g->second.num_retvals);
+    devices.push_back(g->second.device);
+  }
+  if (frames.empty()) {
+    FinishStep(self, step_id);
+    return wire::RunGraphResponse{};
+  }
+  step.context->set_remote_sender(session->second.router);
+  step.context->set_tracing(req.trace);
+  // An injected straggler: the step starts late (its peers' Recvs wait
+  // too) or answers late; either way no thread waits (DelayLine).
+  faults::ComputeFault late;
+  if (st.faults) {
+    late = st.faults->injector->NextCompute();
+    st.faults->MaybeReport(late.report);
+  }
+  const bool late_start =
+      late.delay.count() > 0 && st.faults->injector->spec().compute_at == faults::ComputeAt::kStart;
+  worker_actor me = caf::actor_cast<worker_actor>(self);
+  auto done = [me, step_id] {
+    SendFromAnyThreadAs(caf::actor_cast<caf::strong_actor_ptr>(me), me, step_done_atom::value,
+                        step_id);
+  };
+  if (late.delay.count() > 0 && !late_start) {
+    step.context->Start(std::move(frames), [faults = st.faults, delay = late.delay, done] {
+      faults->delay_line->After(delay, done);
+    });
+  } else {
+    step.context->Start(std::move(frames), done);
+  }
+  step.promise = self->make_response_promise<wire::RunGraphResponse>();
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (late_start) {
+      self->delayed_send(st.device_actors[devices[i]], late.delay, run_part_atom::value,
+                         step.context, static_cast<int32_t>(i), req.partitions[i].handle);
+    } else {
+      self->send(st.device_actors[devices[i]], run_part_atom::value, step.context,
+                 static_cast<int32_t>(i), req.partitions[i].handle);
+    }
+  }
+  return step.promise;
+}
+
+void StepDone(WorkerPointer self, int64_t step_id) {
+  auto it = self->state.steps.find(step_id);
+  if (it == self->state.steps.end() || !it->second.has_run) return;
+  WorkerStep& step = it->second;
+  wire::RunGraphResponse response;
+  Status s = step.context->status();
+  if (s.ok()) {
+    response.partitions.resize(step.context->num_partitions());
+    for (int i = 0; i < step.context->num_partitions() && s.ok(); ++i) {
+      s = step.context->ConsumeRetvals(i, &response.partitions[i].retvals);
+      step.context->TakeCosts(i, &response.partitions[i].cost_nodes,
+                              &response.partitions[i].cost_micros);
+      if (step.context->tracing()) step.context->TakeTrace(i, &response.partitions[i].step_stats);
+    }
+  }
+  if (s.ok()) s = CheckFitsOneMessage(self, step.session_id, step_id, response);
+  if (!s.ok()) response = ErrorResponse(s);
+  step.promise.deliver(std::move(response));
+  FinishStep(self, step_id);
+}
+
+caf::result<wire::RegisterGraphResponse> RegisterGraph(WorkerPointer self,
+                                                       wire::RegisterGraphRequest& req) {
+  WorkerState& st = self->state;
+  wire::RegisterGraphResponse failure;
+  if (Status s = CheckIncarnation(st, req.incarnation, "RegisterGraph"); !s.ok()) {
+    failure.status = wire::ToWire(s);
+    return failure;
+  }
+  if (st.sessions.count(req.session_id) == 0) {
+    failure.status = wire::ToWire(errors::FailedPrecondition(
+        "RegisterGraph: session ", req.session_id, " is not open on ", st.task_name));
+    return failure;
+  }
+  int device = -1;
+  for (size_t i = 0; i < st.devices.size(); ++i) {
+    if (st.devices[i].name == req.device) device = static_cast<int>(i);
+  }
+  if (device < 0) {
+    std::string known;
+    for (const auto& d : st.devices) known += (known.empty() ? "" : ", ") + d.name;
+    failure.status = wire::ToWire(errors::InvalidArgument(
+        "RegisterGraph: device '", req.device, "' is not on ", st.task_name,
+        " (it has: ", known, ")"));
+    return failure;
+  }
+  const int64_t handle = st.next_handle++;
+  const int64_t session_id = req.session_id;
+  auto promise = self->make_response_promise<wire::RegisterGraphResponse>();
+  self->request(st.device_actors[device], kRegisterTimeout, reg_graph_atom::value, handle,
+                std::move(req.graph_def))
+      .then(
+          [=](wire::RegisterGraphResponse& response) mutable {
+            if (response.status.code == 0) {
+              auto session = self->state.sessions.find(session_id);
+              if (session == self->state.sessions.end()) {
+                // Closed while the partition was built: nobody will run it.
+                self->send(self->state.device_actors[device], dereg_atom::value, handle);
+              } else {
+                session->second.handles.insert(handle);
+                self->state.graphs[handle] = RegisteredGraph{
+                    session_id, device, response.num_args, response.num_retvals};
+              }
+            }
+            promise.deliver(std::move(response));
+          },
+          [=](caf::error& err) mutable {
+            wire::RegisterGraphResponse response;
+            response.status = wire::ToWire(errors::Internal(
+                "RegisterGraph: device actor failed: ", self->system().render(err)));
+            promise.deliver(std::move(response));
+          });
+  return promise;
+}
+
+// The stall inspector (as Horovod's): a hang is never silent. A step's
+// Recv that has waited too long is reported once with the tensor and the
+// device it waits for, which names the task to look at.
+void InspectStalls(WorkerPointer self) {
+  WorkerState& st = self->state;
+  for (auto& [step_id, step] : st.steps) {
+    for (const auto& stalled : step.context->rendezvous()->StalledRecvs(st.stall_warning_after)) {
+      if (!step.reported_stalls.insert(stalled.key).second) continue;
+      // key: src_device;src_incarnation;dst_device;tensor_name;frame:iteration
+      std::vector<std::string> parts;
+      for (size_t start = 0;;) {
+        const size_t end = stalled.key.find(';', start);
+        parts.push_back(stalled.key.substr(start, end - start));
+        if (end == std::string::npos) break;
+        start = end + 1;
+      }
+      std::string line = "step " + std::to_string(step_id) + " on " + st.task_name + ": ";
+      if (parts.size() >= 4) {
+        line += "the Recv of '" + parts[3] + "' on " + parts[2] + " has waited " +
+                std::to_string(static_cast<int>(stalled.seconds)) + " s for " + parts[0];
+      } else {
+        line += "a Recv of '" + stalled.key + "' has waited " +
+                std::to_string(static_cast<int>(stalled.seconds)) + " s";
+      }
+      ReportStall(StallReporting{st.stall_warning_after, st.stall_log}, line);
+    }
+  }
+  self->delayed_send(self, std::max<std::chrono::milliseconds>(st.stall_warning_after / 4,
+                                                               std::chrono::milliseconds(50)),
+                     inspect_atom::value);
+}
+
+// A tensor from a Send in another process, for a Recv of a step here.
+void DeliverPush(WorkerPointer self, const wire::TensorPush& push) {
+  if (self->state.finished.Contains(push.step_id)) return;
+  WorkerStep& step = GetOrCreateStep(self, push.step_id);
+  HandlerScope scope(self);
+  NoteDelivery(self->state,
+               step.context->rendezvous()->DeliverFromPeer(push.key, push.value, push.is_dead));
+}
+
+// Sends what an outbox gathered as one message (actors/worker/push_outbox.h).
+void FlushOutbox(WorkerPointer self, uint64_t outbox_id) {
+  auto it = self->state.outboxes.find(outbox_id);
+  if (it == self->state.outboxes.end()) return;
+  std::shared_ptr<PushOutbox> outbox = it->second.lock();
+  if (!outbox) {
+    self->state.outboxes.erase(it);
+    return;
+  }
+  std::vector<wire::TensorPush> pushes = outbox->Take();
+  if (pushes.size() == 1) {
+    self->send(outbox->destination(), push_atom::value, std::move(pushes.front()));
+  } else if (!pushes.empty()) {
+    self->send(outbox->destination(), push_batch_atom::value,
+               wire::TensorPushBatch{std::move(pushes)});
+  }
+}
+
+void Sweep(WorkerPointer self) {
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = self->state.steps.begin(); it != self->state.steps.end();) {
+    const bool orphan = !it->second.has_run &&
+                        now - it->second.context->created() > kOrphanStepLifetime;
+    if (orphan) IncomingTensors::Global().ReleaseStep(it->first);
+    it = orphan ? self->state.steps.erase(it) : std::next(it);
+  }
+  // Outboxes of routers that were replaced or closed with their session.
+  std::erase_if(self->state.outboxes, [](const auto& entry) { return entry.second.expired(); });
+  self->delayed_send(self, kSweepPeriod, sweep_atom::value);
+}
+
+}  // namespace af::actors

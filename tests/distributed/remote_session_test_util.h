@@ -1,0 +1,25 @@
+// A Session whose master runs in the test process and whose one remote
+// worker is an `actorflow server` the test started.
+#pragma once
+
+#include <memory>
+
+#include <boost/test/unit_test.hpp>
+
+#include "client/session.h"
+#include "tests/distributed/server_process.h"
+
+namespace af::testing {
+
+inline std::unique_ptr<Session> ConnectTo(const ServerProcess& server) {
+  SessionOptions options;
+  options.remote_workers = {server.address()};
+  options.threads_per_device = 1;
+  options.default_timeout_ms = 30000;
+  std::unique_ptr<Session> session;
+  Status s = Session::Create(options, &session);
+  BOOST_TEST_REQUIRE(s.ok(), s.ToString());
+  return session;
+}
+
+}  // namespace af::testing
