@@ -124,6 +124,12 @@ class CoordinationProtocol {
   // The spec it was made from: "async", "sync", "backup:1", "ssp:2".
   virtual std::string name() const = 0;
 
+  // How many workers' gradients one global step applies with
+  // `num_workers` workers: 1 where each worker's update is a step of its
+  // own (async, ssp), m for averaging protocols. A training that counts
+  // epochs in examples applied needs it before Build.
+  virtual int64_t GradientsPerGlobalStep(int num_workers) const { return 1; }
+
   // Adds this worker's train op(s) for `grads_and_vars` (from
   // replica.optimizer->ComputeGradients) to the scope's graph. Once.
   virtual Status Build(const Scope& scope, const std::vector<GradAndVar>& grads_and_vars,

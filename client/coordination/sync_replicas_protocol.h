@@ -23,6 +23,7 @@
 // more than m).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -45,6 +46,10 @@ class SyncReplicasProtocol : public CoordinationProtocol {
   ~SyncReplicasProtocol() override;
 
   std::string name() const override { return name_; }
+  // m = n - B (at least 1).
+  int64_t GradientsPerGlobalStep(int num_workers) const override {
+    return std::max<int64_t>(1, num_workers - backup_workers_);
+  }
   Status Build(const Scope& scope, const std::vector<GradAndVar>& grads_and_vars,
                const ReplicaContext& replica) override;
   // The chief sets the accumulators' global step and starts aggregating;

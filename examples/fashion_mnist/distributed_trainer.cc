@@ -37,15 +37,6 @@ enum StatsColumn { kSteps, kExamples, kApplied, kDropped, kTrainSeconds, kDone, 
 constexpr auto kWaitForWorkers = std::chrono::seconds(10);
 constexpr int64_t kRemoteTimeoutMs = 120000;
 
-// Gradients one global step averages: n for sync, n - B for backup:B, one
-// for protocols that apply every gradient.
-int64_t GradientsPerGlobalStep(const std::string& protocol, int num_workers) {
-  if (protocol == "sync") return num_workers;
-  if (protocol.rfind("backup:", 0) == 0)
-    return std::max<int64_t>(1, num_workers - std::strtoll(protocol.c_str() + 7, nullptr, 10));
-  return 1;
-}
-
 // The ps job alone: the workers compute in their own processes, so their
 // sessions need no other task of the cluster.
 Status PsOnlyCluster(const ClusterSpec& cluster, ClusterSpec* out) {
@@ -181,7 +172,7 @@ Status TrainDistributed(const Options& o, const ClusterTask& task, DistributedRe
     AF_RETURN_IF_ERROR(CreateCoordinationProtocol(o.protocol, protocol_options, &made));
     protocol = std::move(made);
   }
-  const int64_t k = GradientsPerGlobalStep(o.protocol, task.num_workers());
+  const int64_t k = protocol->GradientsPerGlobalStep(task.num_workers());
   // --max_examples shortens the epoch (for quick runs), as in one process.
   const int64_t epoch_examples =
       o.max_examples > 0 ? std::min(o.max_examples, kExamplesPerEpoch) : kExamplesPerEpoch;

@@ -10,19 +10,14 @@
 #include <vector>
 
 #include "tests/actors/accumulator_test_util.h"
+#include "tests/actors/stall_log_test_util.h"
 
 namespace af::testing {
 namespace {
 
 BOOST_AUTO_TEST_CASE(a_take_waiting_for_gradients_is_reported_once) {
-  auto lines = std::make_shared<std::vector<std::string>>();
-  auto mu = std::make_shared<std::mutex>();
-  SessionOptions options;
-  options.stall_warning_ms = 200;
-  options.stall_log = [lines, mu](const std::string& line) {
-    std::lock_guard<std::mutex> lock(*mu);
-    lines->push_back(line);
-  };
+  StallLog stall_log;
+  SessionOptions options = stall_log.Options(200);
   DenseAccumulator acc(PartialTensorShape({2}), "stalled_acc");
   ClientSession session(acc.root, options);
   BOOST_REQUIRE(acc.SetGlobalStep(session, 7).ok());
@@ -31,9 +26,9 @@ BOOST_AUTO_TEST_CASE(a_take_waiting_for_gradients_is_reported_once) {
   Tensor out;
   Status s = acc.Take(session, 3, &out, 1200);  // several inspections while it waits
   BOOST_TEST(s.code() == Code::DEADLINE_EXCEEDED, s);
-  std::lock_guard<std::mutex> lock(*mu);
-  BOOST_TEST_REQUIRE(lines->size() == 1u);  // once, not at every inspection
-  const std::string& line = lines->front();
+  const std::vector<std::string> lines = stall_log.Lines();
+  BOOST_TEST_REQUIRE(lines.size() == 1u);  // once, not at every inspection
+  const std::string& line = lines.front();
   const std::string head =
       "actorflow stall inspector: ConditionalAccumulator 'stalled_acc': a take of 3 gradients "
       "has waited ";

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/actors/queue_test_util.h"
+#include "tests/actors/stall_log_test_util.h"
 
 namespace af::testing {
 namespace {
@@ -150,27 +151,21 @@ BOOST_AUTO_TEST_CASE(a_wait_ends_at_the_ticks_timeout_or_the_runs_deadline) {
 }
 
 BOOST_AUTO_TEST_CASE(a_waiting_tick_is_reported_by_the_stall_inspector_once) {
-  auto lines = std::make_shared<std::vector<std::string>>();
-  auto mu = std::make_shared<std::mutex>();
-  SessionOptions options;
-  options.stall_warning_ms = 200;
-  options.stall_log = [lines, mu](const std::string& line) {
-    std::lock_guard<std::mutex> lock(*mu);
-    lines->push_back(line);
-  };
+  StallLog stall_log;
+  SessionOptions options = stall_log.Options(200);
   Clock clock("stalled_clock", 2, 0);
   ClientSession session(clock.root, options);
   int64_t c = -1;
   Status s = clock.Tick(session, 1, &c, 1200);  // several inspections while it waits
   BOOST_TEST(s.code() == Code::DEADLINE_EXCEEDED, s);
-  std::lock_guard<std::mutex> lock(*mu);
-  BOOST_TEST_REQUIRE(lines->size() == 1u);
+  const std::vector<std::string> lines = stall_log.Lines();
+  BOOST_TEST_REQUIRE(lines.size() == 1u);
   const std::string head = "actorflow stall inspector: StalenessClock 'stalled_clock': a tick "
                            "has waited ";
-  BOOST_TEST(lines->front().substr(0, head.size()) == head, lines->front());
-  BOOST_TEST(lines->front().find("worker 1 at clock 1 may be at most 0 steps ahead of the "
+  BOOST_TEST(lines.front().substr(0, head.size()) == head, lines.front());
+  BOOST_TEST(lines.front().find("worker 1 at clock 1 may be at most 0 steps ahead of the "
                                  "slowest active worker, worker 0 at clock 0") != std::string::npos,
-             lines->front());
+             lines.front());
   BOOST_REQUIRE(session.Reset({}).ok());
 }
 

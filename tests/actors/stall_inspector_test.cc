@@ -7,23 +7,20 @@
 #include <boost/test/unit_test.hpp>
 
 #include "tests/actors/session_test_util.h"
+#include "tests/actors/stall_log_test_util.h"
 
 namespace af {
 namespace {
+
+using testing::StallLog;
 
 using testing::GraphBuilder;
 using testing::LocalCpu;
 
 BOOST_AUTO_TEST_CASE(a_stuck_recv_is_reported_once) {
-  auto lines = std::make_shared<std::vector<std::string>>();
-  auto mu = std::make_shared<std::mutex>();
-  SessionOptions options;
+  StallLog stall_log;
+  SessionOptions options = stall_log.Options(200);
   options.num_cpu_devices = 2;
-  options.stall_warning_ms = 200;
-  options.stall_log = [lines, mu](const std::string& line) {
-    std::lock_guard<std::mutex> lock(*mu);
-    lines->push_back(line);
-  };
   std::unique_ptr<Session> session;
   Status s = Session::Create(options, &session);
   BOOST_TEST_REQUIRE(s.ok(), s);
@@ -42,9 +39,9 @@ BOOST_AUTO_TEST_CASE(a_stuck_recv_is_reported_once) {
   std::vector<Tensor> out;
   s = session->Run(run, {}, {"y"}, {}, &out);
   BOOST_TEST(s.code() == Code::DEADLINE_EXCEEDED, s);
-  std::lock_guard<std::mutex> lock(*mu);
-  BOOST_TEST_REQUIRE(lines->size() == 1u);  // once, not at every inspection
-  const std::string& line = lines->front();
+  const std::vector<std::string> lines = stall_log.Lines();
+  BOOST_TEST_REQUIRE(lines.size() == 1u);  // once, not at every inspection
+  const std::string& line = lines.front();
   BOOST_TEST(line.find("nobody_sends_this") != std::string::npos, line);
   BOOST_TEST(line.find("has waited") != std::string::npos, line);
   BOOST_TEST(line.find("for " + LocalCpu(0)) != std::string::npos, line);
@@ -52,14 +49,8 @@ BOOST_AUTO_TEST_CASE(a_stuck_recv_is_reported_once) {
 }
 
 BOOST_AUTO_TEST_CASE(a_dequeue_from_an_empty_queue_is_reported_once) {
-  auto lines = std::make_shared<std::vector<std::string>>();
-  auto mu = std::make_shared<std::mutex>();
-  SessionOptions options;
-  options.stall_warning_ms = 200;
-  options.stall_log = [lines, mu](const std::string& line) {
-    std::lock_guard<std::mutex> lock(*mu);
-    lines->push_back(line);
-  };
+  StallLog stall_log;
+  SessionOptions options = stall_log.Options(200);
   std::unique_ptr<Session> session;
   Status s = Session::Create(options, &session);
   BOOST_TEST_REQUIRE(s.ok(), s);
@@ -75,9 +66,9 @@ BOOST_AUTO_TEST_CASE(a_dequeue_from_an_empty_queue_is_reported_once) {
   std::vector<Tensor> out;
   s = session->Run(run, {}, {"deq"}, {}, &out);
   BOOST_TEST(s.code() == Code::DEADLINE_EXCEEDED, s);
-  std::lock_guard<std::mutex> lock(*mu);
-  BOOST_TEST_REQUIRE(lines->size() == 1u);
-  const std::string& line = lines->front();
+  const std::vector<std::string> lines = stall_log.Lines();
+  BOOST_TEST_REQUIRE(lines.size() == 1u);
+  const std::string& line = lines.front();
   BOOST_TEST(line.find("actorflow stall inspector: ") == 0u, line);
   BOOST_TEST(line.find("input_queue") != std::string::npos, line);
   BOOST_TEST(line.find("a dequeue has waited") != std::string::npos, line);

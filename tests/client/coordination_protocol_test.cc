@@ -41,6 +41,17 @@ BOOST_AUTO_TEST_CASE(the_factory_knows_the_protocols_and_names_bad_strings) {
   }
 }
 
+// What one global step applies, for trainings that count examples applied.
+BOOST_AUTO_TEST_CASE(each_protocol_says_how_many_gradients_a_global_step_applies) {
+  const std::pair<const char*, int64_t> expected[] = {
+      {"async", 1}, {"ssp:2", 1}, {"sync", 3}, {"backup:1", 2}, {"backup:2", 1}};
+  for (const auto& [spec, m] : expected) {
+    std::unique_ptr<CoordinationProtocol> p;
+    BOOST_TEST_REQUIRE(CreateCoordinationProtocol(spec, {}, &p).ok());
+    BOOST_TEST(p->GradientsPerGlobalStep(3) == m, spec);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(build_refuses_what_the_protocol_cannot_run) {
   FakeWorker too_many_backups("backup:3", 0, 3, "bad_backup");
   BOOST_TEST(too_many_backups.status.code() == Code::INVALID_ARGUMENT);
