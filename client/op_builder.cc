@@ -1,6 +1,7 @@
 #include "client/op_builder.h"
 
 #include "client/const_op.h"
+#include "client/control_flow/frame_tracker.h"
 #include "core/attr_value_util.h"
 #include "core/node_def_util.h"
 
@@ -173,7 +174,9 @@ Status OpBuilder::Build(Node** out) {
   }
   for (int i = 0; i < n->num_inputs(); ++i) g->AddEdge(flat[i].node(), flat[i].index(), n, i);
   for (const Operation& dep : scope_.control_deps()) g->AddControlEdge(dep.node(), n);
-  Status s = scope_.RefineNode(n);
+  Status s = scope_.frame_tracker()->Place(n, scope_.frame_context());
+  if (!s.ok()) return fail(s);
+  s = scope_.RefineNode(n);
   if (!s.ok()) return fail(s);
   *out = n;
   return Status::OK();

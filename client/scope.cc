@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "client/control_flow/frame_tracker.h"
 #include "core/node_def_util.h"
 #include "graph/shape_refiner.h"
 
@@ -48,6 +49,8 @@ struct Scope::Impl {
   std::shared_ptr<NameRegistry> names;
   std::shared_ptr<ShapeRefiner> refiner;
   std::shared_ptr<std::map<std::string, std::vector<Operation>>> collections;
+  std::shared_ptr<FrameTracker> frames;
+  int frame_context = FrameTracker::kRootFrame;
   std::string name_scope;
   std::string op_name;
   std::string device;
@@ -73,6 +76,7 @@ Scope Scope::NewRootScope() {
   impl->status = std::make_shared<Status>();
   impl->names = std::make_shared<NameRegistry>();
   impl->collections = std::make_shared<std::map<std::string, std::vector<Operation>>>();
+  impl->frames = std::make_shared<FrameTracker>();
   ShapeRefinerOptions options;
   options.evaluate_shape_ops = true;
   impl->refiner = std::make_shared<ShapeRefiner>(*impl->graph, options);
@@ -85,6 +89,7 @@ Scope Scope::NewRootScopeForGraph(Graph* graph) {
   impl->status = std::make_shared<Status>();
   impl->names = std::make_shared<NameRegistry>();
   impl->collections = std::make_shared<std::map<std::string, std::vector<Operation>>>();
+  impl->frames = std::make_shared<FrameTracker>();
   ShapeRefinerOptions options;
   options.evaluate_shape_ops = true;
   impl->refiner = std::make_shared<ShapeRefiner>(*impl->graph, options);
@@ -202,5 +207,14 @@ std::vector<Operation> Scope::GetCollection(const std::string& name) const {
 }
 
 Status Scope::RefineNode(Node* node) const { return impl_->refiner->RefineNode(node); }
+
+FrameTracker* Scope::frame_tracker() const { return impl_->frames.get(); }
+int Scope::frame_context() const { return impl_->frame_context; }
+
+Scope Scope::WithFrameContext(int frame) const {
+  Scope s(*this);
+  s.impl_->frame_context = frame;
+  return s;
+}
 
 }  // namespace af

@@ -25,6 +25,7 @@
 
 namespace af {
 
+class FrameTracker;
 class ShapeRefiner;
 
 // Chooses the device of each op built in a scope, as TensorFlow's device
@@ -100,6 +101,13 @@ class Scope {
   // without the pending op name (for helper nodes an op creates, such as
   // Consts for value inputs).
   Scope WithoutOpName() const;
+
+  // For the control-flow builders (client/control_flow/): the graph's frame
+  // tracker, and the loop frame ops built in this scope run in (the root
+  // frame unless the scope was handed to a loop's condition or body).
+  FrameTracker* frame_tracker() const;
+  int frame_context() const;
+  Scope WithFrameContext(int frame) const;
 
  private:
   struct Impl;
