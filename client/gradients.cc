@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "client/control_flow/gradient_state.h"
 #include "client/gradients/grad_link.h"
 #include "client/standard_ops.h"
 
@@ -15,6 +16,8 @@ GradOpRegistry* GradOpRegistry::Global() {
     grad_link::MathGrad();
     grad_link::MathExtraGrad();
     grad_link::NnGrad();
+    grad_link::TensorArrayGrad();
+    grad_link::ControlFlowGrad();
     return new GradOpRegistry();
   }();
   return registry;
@@ -66,19 +69,27 @@ class SymbolicGradientBuilder {
  public:
   SymbolicGradientBuilder(const Scope& scope, const std::vector<Output>& ys,
                           const std::vector<Output>& xs, const std::vector<Output>& grad_ys,
-                          std::vector<Output>* grad_xs)
-      : scope_(scope), ys_(ys), xs_(xs), grad_ys_(grad_ys), grad_xs_(grad_xs) {}
+                          std::vector<Output>* grad_xs, const GradientFrame* frame = nullptr)
+      : scope_(scope), ys_(ys), xs_(xs), grad_ys_(grad_ys), grad_xs_(grad_xs) {
+    if (frame != nullptr) {
+      state_ = frame->state;
+      home_frame_ = frame->home_frame;
+      home_loop_ = frame->loop;
+      fill_missing_ = false;
+    }
+  }
 
   Status Run() {
     AF_RETURN_IF_ERROR(Validate());
+    AF_RETURN_IF_ERROR(PrepareFrames());
     FindNodesOnPaths();
-    AF_RETURN_IF_ERROR(CheckNoControlFlow());
+    AF_RETURN_IF_ERROR(status_);
     CountPendingBackprops();
     for (size_t i = 0; i < ys_.size(); ++i) {
       if (on_path_.count(ys_[i].node())) backprops_[Key(ys_[i])].push_back(grad_ys_[i]);
     }
     AF_RETURN_IF_ERROR(BackpropInReverseTopologicalOrder());
-    return FillMissingWithZeros();
+    return fill_missing_ ? FillMissingWithZeros() : Status::OK();
   }
 
  private:
@@ -121,9 +132,53 @@ class SymbolicGradientBuilder {
     return Status::OK();
   }
 
+  // A graph with loops is differentiated frame by frame: the paths stay in
+  // one frame (the root frame, or one loop's body), and a loop met on the
+  // way is one unit from its Enters to its Exits.
+  Status PrepareFrames() {
+    if (state_ == nullptr) {
+      bool has_control_flow = false;
+      for (const Node* n : scope_.graph()->nodes()) has_control_flow |= n->IsControlFlow();
+      if (!has_control_flow) return Status::OK();
+      owned_state_ = std::make_unique<ControlFlowGradState>();
+      Status s = AnalyzeFrames(*scope_.graph(), &owned_state_->frames);
+      if (!s.ok()) return s.WithContext("AddSymbolicGradients");
+      owned_state_->first_new_id = scope_.graph()->num_node_ids();
+      state_ = owned_state_.get();
+      home_frame_ = 0;
+      for (const Output& y : ys_)
+        if (state_->OutputFrame(y.node()) != 0)
+          return errors::Unimplemented(
+              "AddSymbolicGradients: output '", y.name(),
+              "' is computed inside a while loop; differentiate the loop's outputs instead");
+      for (const Output& x : xs_)
+        if (state_->OutputFrame(x.node()) != 0)
+          return errors::Unimplemented(
+              "AddSymbolicGradients: input '", x.name(),
+              "' lives inside a while loop; gradients are taken with respect to tensors "
+              "outside loops (the loop's inputs or the tensors its body reads)");
+    }
+    for (const Output& x : xs_) x_nodes_.insert(x.node());
+    return Status::OK();
+  }
+
+  // Whether paths may run through `n`: forward nodes of the home frame
+  // other than the enclosing loop's own Merge/Switch/NextIteration/Exit.
+  bool Allowed(const Node* n) const {
+    if (state_ == nullptr || x_nodes_.count(n)) return true;
+    // An Exit of a loop in the home frame hands its value to the home frame.
+    const int frame = n->IsExit() ? state_->OutputFrame(n) : state_->NodeFrame(n);
+    if (!state_->IsForward(n) || frame != home_frame_) return false;
+    return home_loop_ == nullptr || !home_loop_->IsOwnStructure(n);
+  }
+
+  bool IsLoopEntry(const Node* n) const { return state_ != nullptr && n->IsEnter(); }
+  bool IsLoopExit(const Node* n) const { return state_ != nullptr && n->IsExit(); }
+
   // Nodes reachable forward from the xs and backward from the ys, along
   // edges that carry gradients.
   void FindNodesOnPaths() {
+    const Graph& g = *scope_.graph();
     std::unordered_set<const Node*> forward;
     std::deque<const Node*> queue;
     for (const Output& x : xs_) {
@@ -133,7 +188,21 @@ class SymbolicGradientBuilder {
       const Node* n = queue.front();
       queue.pop_front();
       for (const Edge* e : n->out_edges()) {
-        if (CarriesGradient(e) && forward.insert(e->dst()).second) queue.push_back(e->dst());
+        if (!CarriesGradient(e) || !Allowed(e->dst())) continue;
+        if (IsLoopEntry(e->dst()) && !x_nodes_.count(e->dst())) {
+          // Into a loop: on to every Exit of it.
+          forward.insert(e->dst());
+          const WhileLoopStructure* loop = nullptr;
+          Status s = state_->LoopOfEnter(g, e->dst(), &loop);
+          if (!s.ok()) {
+            status_.Update(s);
+            continue;
+          }
+          for (const WhileLoopVariable& v : loop->variables)
+            if (v.exit != nullptr && forward.insert(v.exit).second) queue.push_back(v.exit);
+          continue;
+        }
+        if (forward.insert(e->dst()).second) queue.push_back(e->dst());
       }
     }
     std::unordered_set<const Node*> backward;
@@ -144,20 +213,33 @@ class SymbolicGradientBuilder {
       const Node* n = queue.front();
       queue.pop_front();
       if (forward.count(n)) on_path_.insert(n);
+      // The body's inputs end the paths of one iteration.
+      if (home_loop_ != nullptr && x_nodes_.count(n)) continue;
+      if (IsLoopExit(n)) {
+        // Out of a loop: back to every Enter of it.
+        const WhileLoopStructure* loop = nullptr;
+        Status s = state_->LoopOfExit(g, n, &loop);
+        if (!s.ok()) {
+          status_.Update(s);
+          continue;
+        }
+        for (const WhileLoopVariable& v : loop->variables)
+          if (backward.insert(v.enter).second) queue.push_back(v.enter);
+        for (const Node* enter : loop->invariant_enters)
+          if (backward.insert(enter).second) queue.push_back(enter);
+        continue;
+      }
       for (const Edge* e : n->in_edges()) {
-        if (CarriesGradient(e) && backward.insert(e->src()).second) queue.push_back(e->src());
+        if (CarriesGradient(e) && Allowed(e->src()) && backward.insert(e->src()).second)
+          queue.push_back(e->src());
       }
     }
-  }
-
-  Status CheckNoControlFlow() const {
+    // A loop is on a path when one of its Exits is.
     for (const Node* n : on_path_) {
-      if (n->IsControlFlow())
-        return errors::Unimplemented("AddSymbolicGradients: ", Label(n),
-                                     " is on a path from the inputs to the outputs; "
-                                     "gradients of control flow are not supported");
+      if (!IsLoopExit(n)) continue;
+      const WhileLoopStructure* loop = nullptr;
+      if (state_->LoopOfExit(g, n, &loop).ok()) ++loop_exits_pending_[loop->frame];
     }
-    return Status::OK();
   }
 
   // A node is visited once every consumer on a path has sent its gradient.
@@ -196,7 +278,7 @@ class SymbolicGradientBuilder {
     const Scope grad_scope = scope_.NewSubScope("gradients");
     std::deque<const Node*> ready;
     for (const auto& [n, count] : pending_)
-      if (count == 0) ready.push_back(n);
+      if (count == 0 && !(IsLoopEntry(n) && !x_nodes_.count(n))) ready.push_back(n);
     size_t visited = 0;
     while (!ready.empty()) {
       const Node* n = ready.front();
@@ -211,6 +293,14 @@ class SymbolicGradientBuilder {
         for (size_t j = 0; j < xs_.size(); ++j)
           if (xs_[j].node() == n && xs_[j].index() == i) (*grad_xs_)[j] = dy[i];
       }
+      if (IsLoopExit(n) && !x_nodes_.count(n)) {
+        exit_grads_[n] = dy[0];
+        const WhileLoopStructure* loop = nullptr;
+        AF_RETURN_IF_ERROR(state_->LoopOfExit(*scope_.graph(), n, &loop));
+        if (--loop_exits_pending_[loop->frame] == 0)
+          AF_RETURN_IF_ERROR(BackpropThroughLoop(grad_scope, *loop, &ready, &visited));
+        continue;
+      }
       if (!HasInputsOnPath(n)) continue;
       std::vector<Output> dx;
       if (any) AF_RETURN_IF_ERROR(CallGradFunc(node_scope, n, &dy, &dx));
@@ -224,6 +314,37 @@ class SymbolicGradientBuilder {
     if (visited != on_path_.size())
       return errors::Internal("AddSymbolicGradients: visited ", visited, " of ",
                               on_path_.size(), " nodes on the paths (a cycle?)");
+    return Status::OK();
+  }
+
+  // Every Exit of the loop on a path has its gradient: build the backward
+  // loop and hand the gradients of its Enters to what feeds them.
+  Status BackpropThroughLoop(const Scope& grad_scope, const WhileLoopStructure& loop,
+                             std::deque<const Node*>* ready, size_t* visited) {
+    std::vector<Output> exit_grads;
+    for (const WhileLoopVariable& v : loop.variables) {
+      auto it = exit_grads_.find(v.exit);
+      exit_grads.push_back(it == exit_grads_.end() ? Output() : it->second);
+    }
+    std::vector<bool> invariant_needed;
+    for (const Node* enter : loop.invariant_enters)
+      invariant_needed.push_back(on_path_.count(enter) != 0);
+    std::vector<Output> var_grads, inv_grads;
+    AF_RETURN_IF_ERROR(BuildWhileLoopGradient(grad_scope, state_, loop, exit_grads,
+                                              invariant_needed, &var_grads, &inv_grads));
+    auto hand_back = [&](const Node* enter, const Output& grad) {
+      if (!on_path_.count(enter)) return;
+      ++*visited;
+      for (const Edge* e : enter->in_edges()) {
+        if (!CarriesGradient(e) || !on_path_.count(e->src())) continue;
+        if (grad.valid()) backprops_[{e->src(), e->src_output()}].push_back(grad);
+        if (--pending_[e->src()] == 0) ready->push_back(e->src());
+      }
+    };
+    for (size_t i = 0; i < loop.variables.size(); ++i)
+      hand_back(loop.variables[i].enter, var_grads[i]);
+    for (size_t j = 0; j < loop.invariant_enters.size(); ++j)
+      hand_back(loop.invariant_enters[j], inv_grads[j]);
     return Status::OK();
   }
 
@@ -272,9 +393,29 @@ class SymbolicGradientBuilder {
   std::unordered_set<const Node*> on_path_;
   std::unordered_map<const Node*, int> pending_;
   std::unordered_map<PortKey, std::vector<Output>, PortKeyHash> backprops_;
+  // Loops: null state for graphs without control flow.
+  std::unique_ptr<ControlFlowGradState> owned_state_;
+  ControlFlowGradState* state_ = nullptr;
+  int home_frame_ = 0;
+  const WhileLoopStructure* home_loop_ = nullptr;
+  bool fill_missing_ = true;
+  Status status_;
+  std::unordered_set<const Node*> x_nodes_;
+  std::unordered_map<int, int> loop_exits_pending_;  // by frame
+  std::unordered_map<const Node*, Output> exit_grads_;
 };
 
 }  // namespace
+
+Status AddSymbolicGradientsInFrame(const Scope& scope, const std::vector<Output>& ys,
+                                   const std::vector<Output>& xs,
+                                   const std::vector<Output>& grad_ys,
+                                   const GradientFrame& frame, std::vector<Output>* grad_xs) {
+  AF_RETURN_IF_ERROR(scope.status());
+  grad_xs->assign(xs.size(), NoGradient());
+  SymbolicGradientBuilder builder(scope, ys, xs, grad_ys, grad_xs, &frame);
+  return builder.Run();
+}
 
 Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outputs,
                             const std::vector<Output>& inputs,

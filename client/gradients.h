@@ -7,8 +7,16 @@
 // Gradients flow only along floating-point and complex edges; integer and
 // bool edges (shapes, indices, masks) carry none. StopGradient ends a
 // path; PreventGradient on a path is an error; an op on a path without a
-// gradient function is NOT_FOUND naming the op; control flow on a path is
-// UNIMPLEMENTED. An x no y depends on gets zeros.
+// gradient function is NOT_FOUND naming the op. An x no y depends on gets
+// zeros.
+//
+// Control flow: a Cond's Merge sends its gradient back through a Switch on
+// the predicate (only the branch that ran gets it); a while loop is
+// differentiated as a whole by a backward loop that runs its iterations in
+// reverse, reading the forward values it needs from per-step stacks the
+// forward loop fills (client/control_flow/while_gradient.cc). ys and xs
+// must lie outside loops (UNIMPLEMENTED otherwise); gradients through a
+// Cond inside a while loop are not supported yet.
 //
 //   std::vector<Output> grads;
 //   AF_RETURN_IF_ERROR(AddSymbolicGradients(root, {loss}, {w, b}, &grads));

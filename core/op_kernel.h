@@ -27,6 +27,7 @@ class Rendezvous;
 class CancellationManager;
 class ResourceMgr;
 class CallFrame;
+class StepResources;
 
 // A value flowing along an edge: a tensor, or for reference-typed edges a
 // pointer to a variable's storage and the mutex guarding it.
@@ -142,6 +143,8 @@ class OpKernelContext {
     CancellationManager* cancellation_manager = nullptr;
     ResourceMgr* resource_manager = nullptr;
     CallFrame* call_frame = nullptr;
+    // Stacks and tensor arrays of this step on this device.
+    StepResources* step_resources = nullptr;
     // Runs a closure on the device's thread pool (for async kernels that
     // need to compute after their wait).
     std::function<void(std::function<void()>)>* runner = nullptr;
@@ -189,6 +192,7 @@ class OpKernelContext {
   CancellationManager* cancellation_manager() const { return params_->cancellation_manager; }
   ResourceMgr* resource_manager() const { return params_->resource_manager; }
   CallFrame* call_frame() const { return params_->call_frame; }
+  StepResources* step_resources() const { return params_->step_resources; }
   std::function<void(std::function<void()>)>* runner() const { return params_->runner; }
   Params* params() const { return params_; }
 

@@ -89,6 +89,7 @@ void ExecutorState::FillParams(const TaggedNode& node, TensorValue* inputs,
   params->cancellation_manager = args_.cancellation_manager;
   params->resource_manager = args_.resource_manager;
   params->call_frame = args_.call_frame;
+  params->step_resources = &step_resources_;
   params->runner = &runner_;
 }
 
@@ -303,20 +304,21 @@ FrameState* ExecutorState::FindOrCreateChildFrame(FrameState* frame, int64_t ite
 void ExecutorState::DeleteFrame(FrameState* frame, ReadyQueue* ready) {
   FrameState* parent = frame->parent;
   const int64_t parent_iter = frame->parent_iter;
+  // One critical section: between dropping the child count and cleaning up,
+  // a node finishing in the parent iteration could otherwise retire that
+  // iteration (or the whole parent) first, and the cleanup here would read
+  // a freed iteration or delete the parent twice.
+  bool parent_done;
   {
     std::lock_guard<std::mutex> lock(parent->mu);
     for (const NodeItem* exit : frame->dead_exits)
       parent->ActivateNodes(exit, true, parent_iter, nullptr, false, ready);
     parent->GetIteration(parent_iter)->outstanding_frame_count--;
+    parent_done = parent->CleanupIterations(parent_iter, ready);
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
     child_frames_.erase(std::make_tuple(parent, parent_iter, frame->info));
-  }
-  bool parent_done;
-  {
-    std::lock_guard<std::mutex> lock(parent->mu);
-    parent_done = parent->CleanupIterations(parent_iter, ready);
   }
   if (parent_done && parent->parent != nullptr) DeleteFrame(parent, ready);
 }

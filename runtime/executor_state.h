@@ -9,6 +9,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "core/step_resources.h"
 #include "runtime/executor.h"
 #include "runtime/frame_state.h"
 
@@ -58,6 +59,8 @@ class ExecutorState {
   std::unique_ptr<FrameState> root_frame_;
   std::map<std::tuple<FrameState*, int64_t, const FrameInfo*>, std::unique_ptr<FrameState>>
       child_frames_;
+  // Freed with the state, so before `done_` reports the step's end.
+  StepResources step_resources_;
 };
 
 }  // namespace af

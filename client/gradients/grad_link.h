@@ -8,4 +8,6 @@ void ArrayGrad();
 void MathGrad();
 void MathExtraGrad();
 void NnGrad();
+void TensorArrayGrad();
+void ControlFlowGrad();
 }  // namespace af::grad_link

@@ -152,16 +152,19 @@ BOOST_AUTO_TEST_CASE(op_without_gradient_is_not_found_naming_the_op) {
   BOOST_TEST(AddSymbolicGradients(root, {ops::Neg(root, x)}, {x}, &grads).ok());
 }
 
-BOOST_AUTO_TEST_CASE(control_flow_on_a_path_is_unimplemented) {
+BOOST_AUTO_TEST_CASE(a_loop_not_shaped_as_tensorflows_is_unimplemented) {
+  // Enter straight into Exit: a frame with no Merge/Switch/LoopCond, which
+  // the loop gradient cannot take apart (Cond and WhileLoop gradients are
+  // in control_flow_grad_test.cc).
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({}));
-  auto pred = ops::Placeholder(root, DT_BOOL, PartialTensorShape({}));
-  auto sw = ops::Switch(root.WithOpName("sw"), x, pred);
-  auto y = ops::Neg(root, sw.output_true);
+  auto enter = ops::Enter(root.WithOpName("enter"), x, "odd_frame");
+  auto y = ops::Neg(root, ops::Exit(root.WithOpName("exit"), enter));
   std::vector<Output> grads;
   Status s = AddSymbolicGradients(root, {y}, {x}, &grads);
   BOOST_TEST(s.code() == Code::UNIMPLEMENTED);
-  BOOST_TEST(s.message().find("Switch") != std::string::npos, s);
+  BOOST_TEST(s.message().find("odd_frame") != std::string::npos, s);
+  BOOST_TEST(s.message().find("'enter'") != std::string::npos, s);
 }
 
 BOOST_AUTO_TEST_CASE(no_gradient_through_integer_edges) {

@@ -1,0 +1,380 @@
+// The gradient of a while loop (whitepaper §4.4, OSDI'16 §3.4): the
+// forward loop gets an iteration counter and pushes every value the
+// backward body reads onto a per-step stack; the backward loop runs the
+// counted iterations, popping those values in reverse order.
+//
+// Ordering: a push carries a control input from the counter's Identity and
+// the counter's increment waits for every push, so iteration k+1 pushes
+// only after iteration k did (parallel_iterations may otherwise run them
+// in any order); the backward loop orders its pops the same way.
+#include <map>
+
+#include "client/control_flow/frame_tracker.h"
+#include "client/control_flow/gradient_state.h"
+#include "client/control_flow/graph_edits.h"
+#include "client/standard_ops.h"
+#include "core/node_def_util.h"
+
+namespace af {
+
+int ControlFlowGradState::NodeFrame(const Node* n) const {
+  if (IsForward(n)) return frames.frame_of_node[n->id()];
+  auto it = added_forward.find(n->id());
+  return it == added_forward.end() ? -1 : it->second;
+}
+
+int ControlFlowGradState::OutputFrame(const Node* n) const {
+  if (!IsForward(n)) {
+    auto it = added_forward.find(n->id());
+    return it == added_forward.end() ? -1 : it->second;
+  }
+  const int frame = frames.frame_of_node[n->id()];
+  if (n->IsEnter()) return frames.child_frame_of_enter[n->id()];
+  if (n->IsExit()) return frame <= 0 ? frame : frames.frames[frame].parent;
+  return frame;
+}
+
+Status ControlFlowGradState::Loop(const Graph& g, int frame, const WhileLoopStructure** loop) {
+  auto& slot = loops_[frame];
+  if (!slot) {
+    auto found = std::make_unique<WhileLoopStructure>();
+    AF_RETURN_IF_ERROR(FindWhileLoop(g, frames, frame, found.get()));
+    slot = std::move(found);
+  }
+  *loop = slot.get();
+  return Status::OK();
+}
+
+Status ControlFlowGradState::LoopOfEnter(const Graph& g, const Node* enter,
+                                         const WhileLoopStructure** loop) {
+  return Loop(g, frames.child_frame_of_enter[enter->id()], loop);
+}
+
+Status ControlFlowGradState::LoopOfExit(const Graph& g, const Node* exit,
+                                        const WhileLoopStructure** loop) {
+  return Loop(g, frames.frame_of_node[exit->id()], loop);
+}
+
+namespace {
+
+bool IsDifferentiable(DataType t) {
+  const DataType b = BaseType(t);
+  return DataTypeIsFloating(b) || DataTypeIsComplex(b);
+}
+
+Output DataInput(const Node* n, int i) {
+  const Edge* e = nullptr;
+  if (!n->input_edge(i, &e).ok()) return Output();
+  return Output(e->src(), e->src_output());
+}
+
+class WhileGradientBuilder {
+ public:
+  WhileGradientBuilder(const Scope& scope, ControlFlowGradState* state,
+                       const WhileLoopStructure& loop)
+      : scope_(scope), state_(state), loop_(loop), graph_(scope.graph()) {}
+
+  Status Build(const std::vector<Output>& exit_grads, const std::vector<bool>& invariant_needed,
+               std::vector<Output>* variable_grads, std::vector<Output>* invariant_grads) {
+    const FrameTracker* tracker = scope_.frame_tracker();
+    parent_frame_ = state_->frames.frames[loop_.frame].parent;
+    anchor_ = DataInput(loop_.variables[0].enter, 0).node();
+    forward_parent_ = scope_.WithNoControlDependencies().WithFrameContext(
+        tracker->NodeFrame(loop_.variables[0].enter));
+    forward_body_ = forward_parent_.WithFrameContext(tracker->NodeFrame(loop_.variables[0].merge));
+    std::string base = loop_.frame_name;
+    const std::string suffix = "/while_context";
+    if (base.size() > suffix.size() && base.ends_with(suffix))
+      base.resize(base.size() - suffix.size());
+    const size_t slash = base.rfind('/');
+    // The backward side is not tracked: its ops read forward values until
+    // the rewrite below routes them through stacks.
+    backward_outer_ = scope_.WithNoControlDependencies()
+                          .WithFrameContext(FrameTracker::kUnknown)
+                          .NewSubScope((slash == std::string::npos ? base : base.substr(slash + 1)) +
+                                       "_grad");
+    backward_frame_name_ = backward_outer_.name_scope() + "/while_context";
+    loop_first_id_ = graph_->num_node_ids();
+
+    AF_RETURN_IF_ERROR(BuildForwardCounter());
+    AF_RETURN_IF_ERROR(BuildBackwardCounter());
+    AF_RETURN_IF_ERROR(BuildGradientVariables(exit_grads, invariant_needed));
+    const int body_first = graph_->num_node_ids();
+    AF_RETURN_IF_ERROR(BuildBody(invariant_needed));
+    AF_RETURN_IF_ERROR(RouteForwardValues(body_first));
+
+    variable_grads->assign(loop_.variables.size(), Output());
+    for (size_t k = 0; k < grad_vars_.size(); ++k) (*variable_grads)[grad_vars_[k]] = var_exits_[k];
+    invariant_grads->assign(loop_.invariant_enters.size(), Output());
+    for (size_t k = 0; k < grad_invs_.size(); ++k)
+      (*invariant_grads)[grad_invs_[k]] = inv_exits_[k];
+    return scope_.status();
+  }
+
+ private:
+  void MarkForward(const Output& o, int frame) { state_->added_forward[o.node()->id()] = frame; }
+  void MarkForward(const Operation& op, int frame) { state_->added_forward[op.node()->id()] = frame; }
+
+  ops::Enter::Attrs EnterAttrs(bool constant) const {
+    return ops::Enter::IsConstant(constant).ParallelIterations(loop_.parallel_iterations);
+  }
+
+  // A constant of the forward parent frame: in a nested loop it must run
+  // once per outer iteration, so it hangs on a node of that frame.
+  Output ParentConst(const Tensor& value, const char* name) {
+    Scope s = forward_parent_.WithOpName(name);
+    if (anchor_ != nullptr) s = s.WithControlDependencies({Operation(anchor_)});
+    Output c = ops::Const(s, Input::Initializer(value));
+    if (c.valid()) MarkForward(c, parent_frame_);
+    return c;
+  }
+
+  Status BuildForwardCounter() {
+    Output zero = ParentConst(Tensor::Scalar<int32_t>(0), "forward_count_init");
+    AF_RETURN_IF_ERROR(scope_.status());
+    Output enter = ops::Enter(forward_parent_.WithOpName("forward_count_enter"), zero,
+                              loop_.frame_name, EnterAttrs(false));
+    AF_RETURN_IF_ERROR(scope_.status());
+    MarkForward(enter, loop_.frame);
+    const Scope& f = forward_body_;
+    Output merge = ops::Merge(f.WithOpName("forward_count_merge"), {enter, enter}).output;
+    auto sw = ops::Switch(f.WithOpName("forward_count_switch"), merge, Output(loop_.loop_cond, 0));
+    forward_index_ = ops::Identity(f.WithOpName("forward_count"), sw.output_true);
+    Output one = ops::Const(f.WithOpName("forward_count_one").WithControlDependencies(forward_index_), 1);
+    Output add = ops::Add(f.WithOpName("forward_count_add"), forward_index_, one);
+    Output next = ops::NextIteration(f.WithOpName("forward_count_next"), add);
+    Output exit = ops::Exit(f.WithOpName("forward_count_exit"), sw.output_false);
+    AF_RETURN_IF_ERROR(scope_.status());
+    ReplaceInput(graph_, merge.node(), 1, next);
+    for (const Output& o : {merge, sw.output_true, forward_index_, one, add, next})
+      MarkForward(o, loop_.frame);
+    MarkForward(exit, parent_frame_);
+    forward_add_ = add.node();
+    forward_count_ = exit;
+    return Status::OK();
+  }
+
+  Status BuildBackwardCounter() {
+    const Scope& b = backward_outer_;
+    Output enter = ops::Enter(b.WithOpName("count_enter"), forward_count_, backward_frame_name_,
+                              EnterAttrs(false));
+    Output merge = ops::Merge(b.WithOpName("count_merge"), {enter, enter}).output;
+    Output zero = ops::Const(b.WithOpName("count_zero").WithControlDependencies(merge), 0);
+    loop_cond_ = ops::LoopCond(b.WithOpName("LoopCond"), ops::Greater(b, merge, zero));
+    auto sw = ops::Switch(b.WithOpName("count_switch"), merge, loop_cond_);
+    pivot_ = ops::Identity(b.WithOpName("count"), sw.output_true);
+    Output one = ops::Const(b.WithOpName("count_one").WithControlDependencies(pivot_), 1);
+    Output sub = ops::Sub(b.WithOpName("count_sub"), pivot_, one);
+    Output next = ops::NextIteration(b.WithOpName("count_next"), sub);
+    AF_RETURN_IF_ERROR(scope_.status());
+    ReplaceInput(graph_, merge.node(), 1, next);
+    backward_sub_ = sub.node();
+    return Status::OK();
+  }
+
+  // One backward loop variable: Enter(init) -> Merge -> Switch -> Identity
+  // (read by the body) and Exit (the result).
+  Status GradientVariable(const Output& init, Output* identity, Output* exit, Node** merge) {
+    const Scope& b = backward_outer_;
+    Output enter = ops::Enter(b.WithOpName("Enter"), init, backward_frame_name_, EnterAttrs(false));
+    Output m = ops::Merge(b.WithOpName("Merge"), {enter, enter}).output;
+    auto sw = ops::Switch(b.WithOpName("Switch"), m, loop_cond_);
+    *identity = ops::Identity(b.WithOpName("Identity"), sw.output_true);
+    *exit = ops::Exit(b.WithOpName("Exit"), sw.output_false);
+    AF_RETURN_IF_ERROR(scope_.status());
+    *merge = m.node();
+    return Status::OK();
+  }
+
+  Status BuildGradientVariables(const std::vector<Output>& exit_grads,
+                                const std::vector<bool>& invariant_needed) {
+    for (size_t i = 0; i < loop_.variables.size(); ++i) {
+      const WhileLoopVariable& v = loop_.variables[i];
+      if (!IsDifferentiable(v.merge->output_type(0))) continue;
+      Output init = exit_grads[i];
+      if (!init.valid()) {
+        Output like = v.exit != nullptr ? Output(v.exit, 0) : DataInput(v.enter, 0);
+        init = ops::ZerosLike(backward_outer_, like);
+      }
+      Output identity, exit;
+      Node* merge = nullptr;
+      AF_RETURN_IF_ERROR(GradientVariable(init, &identity, &exit, &merge));
+      grad_vars_.push_back(static_cast<int>(i));
+      var_identities_.push_back(identity);
+      var_exits_.push_back(exit);
+      var_merges_.push_back(merge);
+    }
+    for (size_t j = 0; j < loop_.invariant_enters.size(); ++j) {
+      const Node* enter = loop_.invariant_enters[j];
+      if (!invariant_needed[j] || !IsDifferentiable(enter->output_type(0))) continue;
+      Output init = ops::ZerosLike(backward_outer_, DataInput(enter, 0));
+      Output identity, exit;
+      Node* merge = nullptr;
+      AF_RETURN_IF_ERROR(GradientVariable(init, &identity, &exit, &merge));
+      grad_invs_.push_back(static_cast<int>(j));
+      inv_identities_.push_back(identity);
+      inv_exits_.push_back(exit);
+      inv_merges_.push_back(merge);
+    }
+    return Status::OK();
+  }
+
+  // One iteration backwards: the gradient of the forward body from its
+  // results (the NextIteration inputs) to what it read (the Identities and
+  // the invariants).
+  Status BuildBody(const std::vector<bool>&) {
+    const Scope body = backward_outer_.WithOpName("");
+    std::vector<Output> ys, xs, grad_ys, grads;
+    for (size_t k = 0; k < grad_vars_.size(); ++k) {
+      const WhileLoopVariable& v = loop_.variables[grad_vars_[k]];
+      ys.push_back(DataInput(v.next_iteration, 0));
+      xs.push_back(Output(v.identity, 0));
+      grad_ys.push_back(var_identities_[k]);
+    }
+    for (int j : grad_invs_) xs.push_back(Output(loop_.invariant_enters[j], 0));
+    GradientFrame frame{state_, loop_.frame, &loop_};
+    AF_RETURN_IF_ERROR(AddSymbolicGradientsInFrame(body, ys, xs, grad_ys, frame, &grads));
+    const Scope& b = backward_outer_;
+    for (size_t k = 0; k < grad_vars_.size(); ++k) {
+      Output g = grads[k].valid() ? grads[k] : ops::ZerosLike(b, var_identities_[k]);
+      Output next = ops::NextIteration(b.WithOpName("NextIteration"), g);
+      AF_RETURN_IF_ERROR(scope_.status());
+      ReplaceInput(graph_, var_merges_[k], 1, next);
+    }
+    for (size_t k = 0; k < grad_invs_.size(); ++k) {
+      const Output& d = grads[grad_vars_.size() + k];
+      Output sum = d.valid() ? ops::Add(b, inv_identities_[k], d).z : inv_identities_[k];
+      Output next = ops::NextIteration(b.WithOpName("NextIteration"), sum);
+      AF_RETURN_IF_ERROR(scope_.status());
+      ReplaceInput(graph_, inv_merges_[k], 1, next);
+    }
+    return Status::OK();
+  }
+
+  bool IsOwnInvariantEnter(const Node* n) const {
+    for (const Node* e : loop_.invariant_enters)
+      if (e == n) return true;
+    return false;
+  }
+
+  // A forward value of this loop's frame, as the backward body reads it.
+  Status Pop(const Output& value, Output* popped) {
+    auto [it, fresh] = popped_.try_emplace({value.node(), value.index()});
+    if (!fresh) {
+      *popped = it->second;
+      return Status::OK();
+    }
+    const DataType dtype = BaseType(value.type());
+    Output max_size = ParentConst(Tensor::Scalar<int32_t>(-1), "stack_max_size");
+    auto stack = ops::StackV2(forward_parent_.WithOpName("stack"), max_size, dtype);
+    AF_RETURN_IF_ERROR(scope_.status());
+    MarkForward(stack.handle, parent_frame_);
+    Output push_handle = ops::Enter(forward_parent_.WithOpName("stack_enter"), stack.handle,
+                                    loop_.frame_name, EnterAttrs(true));
+    AF_RETURN_IF_ERROR(scope_.status());
+    MarkForward(push_handle, loop_.frame);
+    auto push = ops::StackPushV2(forward_body_.WithOpName("stack_push"), push_handle, value);
+    AF_RETURN_IF_ERROR(scope_.status());
+    MarkForward(push.operation, loop_.frame);
+    AddControlInput(graph_, forward_index_.node(), push.operation.node());
+    AddControlInput(graph_, push.operation.node(), forward_add_);
+
+    Output pop_handle;
+    AF_RETURN_IF_ERROR(EnterBackward(stack.handle, &pop_handle));
+    auto pop = ops::StackPopV2(backward_outer_.WithOpName("stack_pop"), pop_handle, dtype);
+    AF_RETURN_IF_ERROR(scope_.status());
+    AddControlInput(graph_, pivot_.node(), pop.elem.node());
+    AddControlInput(graph_, pop.elem.node(), backward_sub_);
+    it->second = pop.elem;
+    *popped = pop.elem;
+    return Status::OK();
+  }
+
+  // A value from outside both loops (or from an enclosing backward loop),
+  // entered once into the backward frame.
+  Status EnterBackward(const Output& value, Output* entered) {
+    auto [it, fresh] = entered_.try_emplace({value.node(), value.index()});
+    if (fresh) {
+      it->second = ops::Enter(backward_outer_.WithOpName("Enter"), value, backward_frame_name_,
+                              EnterAttrs(true));
+      AF_RETURN_IF_ERROR(scope_.status());
+    }
+    *entered = it->second;
+    return Status::OK();
+  }
+
+  bool IsBackwardSide(const Node* n) const {
+    return n->id() >= loop_first_id_ && !state_->IsAddedForward(n);
+  }
+
+  // The backward body's ops read forward tensors directly; route each
+  // through a stack (values of this loop's frame) or an Enter (anything
+  // else), and give ops without inputs the backward pivot.
+  Status RouteForwardValues(int body_first) {
+    std::vector<Node*> body;
+    for (int id = body_first; id < graph_->num_node_ids(); ++id) {
+      Node* n = graph_->FindNodeId(id);
+      if (n != nullptr && !state_->IsAddedForward(n)) body.push_back(n);
+    }
+    for (Node* n : body) {
+      std::vector<const Edge*> edges(n->in_edges().begin(), n->in_edges().end());
+      for (const Edge* e : edges) {
+        if (IsBackwardSide(e->src())) continue;
+        if (e->IsControlEdge()) {
+          // Ordering on a forward op cannot cross into the backward frame,
+          // and the values read already order the backward op after it.
+          graph_->RemoveEdge(e);
+          SyncNodeDefInputs(n);
+          continue;
+        }
+        Output value(e->src(), e->src_output());
+        while (IsOwnInvariantEnter(value.node())) value = DataInput(value.node(), 0);
+        Output routed;
+        if (state_->OutputFrame(value.node()) == loop_.frame) {
+          AF_RETURN_IF_ERROR(Pop(value, &routed));
+        } else {
+          AF_RETURN_IF_ERROR(EnterBackward(value, &routed));
+        }
+        ReplaceInput(graph_, n, e->dst_input(), routed);
+      }
+    }
+    for (Node* n : body)
+      if (n->in_edges().empty()) AddControlInput(graph_, pivot_.node(), n);
+    return Status::OK();
+  }
+
+  const Scope& scope_;
+  ControlFlowGradState* state_;
+  const WhileLoopStructure& loop_;
+  Graph* graph_;
+  int parent_frame_ = 0;
+  Node* anchor_ = nullptr;
+  Scope forward_parent_ = scope_;
+  Scope forward_body_ = scope_;
+  Scope backward_outer_ = scope_;
+  std::string backward_frame_name_;
+  int loop_first_id_ = 0;
+  Output forward_index_, forward_count_, loop_cond_, pivot_;
+  Node* forward_add_ = nullptr;
+  Node* backward_sub_ = nullptr;
+  std::vector<int> grad_vars_, grad_invs_;
+  std::vector<Output> var_identities_, var_exits_, inv_identities_, inv_exits_;
+  std::vector<Node*> var_merges_, inv_merges_;
+  std::map<std::pair<const Node*, int>, Output> popped_, entered_;
+};
+
+}  // namespace
+
+Status BuildWhileLoopGradient(const Scope& scope, ControlFlowGradState* state,
+                              const WhileLoopStructure& loop,
+                              const std::vector<Output>& exit_grads,
+                              const std::vector<bool>& invariant_needed,
+                              std::vector<Output>* variable_grads,
+                              std::vector<Output>* invariant_grads) {
+  WhileGradientBuilder builder(scope, state, loop);
+  Status s = builder.Build(exit_grads, invariant_needed, variable_grads, invariant_grads);
+  if (!s.ok()) return s.WithContext("gradient of while loop '" + loop.frame_name + "'");
+  return s;
+}
+
+}  // namespace af

@@ -1,0 +1,268 @@
+// Gradients through Cond and WhileLoop, each checked against central
+// differences (client/gradient_checker.h), and the graph they build.
+#include <boost/test/unit_test.hpp>
+
+#include "client/client_session.h"
+#include "client/control_flow/cond.h"
+#include "client/control_flow/while_loop.h"
+#include "grad_test_util.h"
+
+namespace af {
+namespace {
+
+using testing::GradientError;
+using testing::RandomTensor;
+
+WhileCondFn CountBelow(int limit) {
+  return [limit](const Scope& s, const std::vector<Output>& v, Output* c) {
+    *c = ops::Less(s, v[0], limit);
+    return s.status();
+  };
+}
+
+BOOST_AUTO_TEST_SUITE(control_flow_gradients)
+
+BOOST_AUTO_TEST_CASE(cond_gradient_flows_only_through_the_taken_branch) {
+  for (bool taken : {true, false}) {
+    Scope root = Scope::NewRootScope();
+    auto x = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({3}));
+    auto w = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({3}));
+    std::vector<Output> out;
+    BOOST_TEST_REQUIRE(Cond(root, ops::Const(root, taken),
+                            [&](const Scope& b, std::vector<Output>* r) {
+                              *r = {ops::Mul(b, ops::Mul(b, x, x), w)};
+                              return b.status();
+                            },
+                            [&](const Scope& b, std::vector<Output>* r) {
+                              *r = {ops::Sin(b, ops::Add(b, x, w))};
+                              return b.status();
+                            },
+                            &out)
+                           .ok());
+    auto y = ops::Add(root, out[0], x);  // x also reaches y outside the cond
+    double err = GradientError(root, {x, w},
+                               {RandomTensor(DT_DOUBLE, TensorShape({3})),
+                                RandomTensor(DT_DOUBLE, TensorShape({3}), -1, 1, 9)},
+                               {y});
+    BOOST_TEST(err < 1e-6, "taken=" << taken << " error " << err);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(cond_gradient_values_match_the_derivative_of_each_branch) {
+  Scope root = Scope::NewRootScope();
+  auto p = ops::Placeholder(root, DT_BOOL);
+  auto x = ops::Placeholder(root, DT_DOUBLE);
+  std::vector<Output> out;
+  BOOST_TEST_REQUIRE(Cond(root, p,
+                          [&](const Scope& b, std::vector<Output>* r) {
+                            *r = {ops::Mul(b, x, x)};
+                            return b.status();
+                          },
+                          [&](const Scope& b, std::vector<Output>* r) {
+                            *r = {ops::Mul(b, x, 3.0)};
+                            return b.status();
+                          },
+                          &out)
+                         .ok());
+  std::vector<Output> grads;
+  BOOST_TEST_REQUIRE(AddSymbolicGradients(root, {out[0]}, {x}, &grads).ok());
+  ClientSession session(root);
+  std::vector<Tensor> r;
+  BOOST_TEST_REQUIRE(session.Run({{p, true}, {x, 5.0}}, {grads[0]}, &r).ok());
+  BOOST_TEST(r[0].scalar<double>() == 10.0);
+  BOOST_TEST_REQUIRE(session.Run({{p, false}, {x, 5.0}}, {grads[0]}, &r).ok());
+  BOOST_TEST(r[0].scalar<double>() == 3.0);
+}
+
+// v <- sin(v) * w + x for n iterations: the gradient reaches the initial
+// value (a loop variable) and w, x (read from outside: loop invariants).
+Output SinLoop(const Scope& root, const Output& v0, const Output& w, const Output& x, int n,
+               const WhileLoopOptions& options = {}) {
+  std::vector<Output> out;
+  Status s = WhileLoop(
+      root, {ops::Const(root, 0), v0}, CountBelow(n),
+      [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
+        *next = {ops::Add(sc, v[0], 1), ops::Add(sc, ops::Mul(sc, ops::Sin(sc, v[1]), w), x)};
+        return sc.status();
+      },
+      &out, options);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  return out[1];
+}
+
+BOOST_AUTO_TEST_CASE(while_gradient_through_variables_and_invariants) {
+  for (int n : {0, 1, 5}) {
+    Scope root = Scope::NewRootScope();
+    auto v0 = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2}));
+    auto w = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2}));
+    auto x = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2}));
+    auto y = SinLoop(root, v0, w, x, n);
+    double err = GradientError(root, {v0, w, x},
+                               {RandomTensor(DT_DOUBLE, TensorShape({2}), -1, 1, 1),
+                                RandomTensor(DT_DOUBLE, TensorShape({2}), -1, 1, 2),
+                                RandomTensor(DT_DOUBLE, TensorShape({2}), -1, 1, 3)},
+                               {y});
+    BOOST_TEST(err < 1e-6, "n=" << n << " error " << err);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(while_gradient_with_maximum_iterations) {
+  Scope root = Scope::NewRootScope();
+  auto v0 = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2}));
+  auto w = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2}));
+  WhileLoopOptions options;
+  options.maximum_iterations = 3;  // the condition alone would allow 10
+  auto y = SinLoop(root, v0, w, ops::Const(root, {0.5, -0.25}), 10, options);
+  double err = GradientError(root, {v0, w},
+                             {RandomTensor(DT_DOUBLE, TensorShape({2}), -1, 1, 4),
+                              RandomTensor(DT_DOUBLE, TensorShape({2}), -1, 1, 5)},
+                             {y});
+  BOOST_TEST(err < 1e-6, err);
+  // And the value: three iterations, not ten.
+  ClientSession session(root);
+  std::vector<Tensor> r;
+  Tensor v = Tensor::FromVector<double>({0.3, 0.7}, TensorShape({2}));
+  Tensor wv = Tensor::FromVector<double>({1.1, 0.9}, TensorShape({2}));
+  BOOST_TEST_REQUIRE(session.Run({{v0, v}, {w, wv}}, {y}, &r).ok());
+  double e = 0.3;
+  for (int i = 0; i < 3; ++i) e = std::sin(e) * 1.1 + 0.5;
+  BOOST_TEST(std::abs(r[0].data<double>()[0] - e) < 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(while_gradient_of_a_matmul_recurrence) {
+  // h <- tanh(h W + b), 4 steps: what an RNN does, with matrices.
+  Scope root = Scope::NewRootScope();
+  auto h0 = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2, 3}));
+  auto w = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({3, 3}));
+  auto b = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({3}));
+  std::vector<Output> out;
+  WhileLoopOptions options;
+  options.parallel_iterations = 1;
+  BOOST_TEST_REQUIRE(WhileLoop(root, {ops::Const(root, 0), h0}, CountBelow(4),
+                               [&](const Scope& sc, const std::vector<Output>& v,
+                                   std::vector<Output>* next) {
+                                 *next = {ops::Add(sc, v[0], 1),
+                                          ops::Tanh(sc, ops::Add(sc, ops::MatMul(sc, v[1], w), b))};
+                                 return sc.status();
+                               },
+                               &out, options)
+                         .ok());
+  auto y = ops::Sum(root, ops::Square(root, out[1]), {0, 1});
+  double err = GradientError(root, {h0, w, b},
+                             {RandomTensor(DT_DOUBLE, TensorShape({2, 3}), -1, 1, 6),
+                              RandomTensor(DT_DOUBLE, TensorShape({3, 3}), -1, 1, 7),
+                              RandomTensor(DT_DOUBLE, TensorShape({3}), -1, 1, 8)},
+                             {y});
+  BOOST_TEST(err < 1e-6, err);
+}
+
+BOOST_AUTO_TEST_CASE(nested_while_gradient) {
+  // for i < 3: for j < 2: v <- sin(v * w) + u   (u read by the outer body)
+  Scope root = Scope::NewRootScope();
+  auto v0 = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2}));
+  auto w = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2}));
+  auto u = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2}));
+  std::vector<Output> out;
+  Status s = WhileLoop(
+      root, {ops::Const(root, 0), v0}, CountBelow(3),
+      [&](const Scope& outer, const std::vector<Output>& ov, std::vector<Output>* onext) {
+        auto shifted = ops::Mul(outer, u, ops::Cast(outer, ov[0], DT_DOUBLE));
+        std::vector<Output> inner;
+        AF_RETURN_IF_ERROR(WhileLoop(
+            outer, {ops::Const(outer, 0), ov[1]}, CountBelow(2),
+            [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
+              *next = {ops::Add(sc, v[0], 1),
+                       ops::Add(sc, ops::Sin(sc, ops::Mul(sc, v[1], w)), shifted)};
+              return sc.status();
+            },
+            &inner));
+        *onext = {ops::Add(outer, ov[0], 1), inner[1]};
+        return outer.status();
+      },
+      &out);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  double err = GradientError(root, {v0, w, u},
+                             {RandomTensor(DT_DOUBLE, TensorShape({2}), -1, 1, 11),
+                              RandomTensor(DT_DOUBLE, TensorShape({2}), -1, 1, 12),
+                              RandomTensor(DT_DOUBLE, TensorShape({2}), -1, 1, 13)},
+                             {out[1]});
+  BOOST_TEST(err < 1e-6, err);
+}
+
+BOOST_AUTO_TEST_CASE(a_cond_after_a_loop_and_a_loop_in_a_cond_branch) {
+  Scope root = Scope::NewRootScope();
+  auto v0 = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2}));
+  auto w = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2}));
+  auto looped = SinLoop(root, v0, w, ops::Const(root, {0.1, 0.2}), 3);
+  std::vector<Output> out;
+  BOOST_TEST_REQUIRE(Cond(root, ops::Const(root, true),
+                          [&](const Scope& b, std::vector<Output>* r) {
+                            *r = {SinLoop(b, looped, w, v0, 2)};
+                            return b.status();
+                          },
+                          [&](const Scope& b, std::vector<Output>* r) {
+                            *r = {ops::Neg(b, looped)};
+                            return b.status();
+                          },
+                          &out)
+                         .ok());
+  double err = GradientError(root, {v0, w},
+                             {RandomTensor(DT_DOUBLE, TensorShape({2}), -1, 1, 14),
+                              RandomTensor(DT_DOUBLE, TensorShape({2}), -1, 1, 15)},
+                             {out[0]});
+  BOOST_TEST(err < 1e-6, err);
+}
+
+BOOST_AUTO_TEST_CASE(the_same_loop_differentiated_many_steps_in_a_row) {
+  // Stacks are per step: a second Run starts with empty ones.
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({}));
+  std::vector<Output> out;
+  BOOST_TEST_REQUIRE(WhileLoop(root, {ops::Const(root, 0), ops::Const(root, 1.0)}, CountBelow(4),
+                               [&](const Scope& sc, const std::vector<Output>& v,
+                                   std::vector<Output>* next) {
+                                 *next = {ops::Add(sc, v[0], 1), ops::Mul(sc, v[1], x)};
+                                 return sc.status();
+                               },
+                               &out)
+                         .ok());
+  std::vector<Output> grads;
+  BOOST_TEST_REQUIRE(AddSymbolicGradients(root, {out[1]}, {x}, &grads).ok());
+  ClientSession session(root);
+  for (double xv : {1.0, 2.0, 3.0}) {
+    std::vector<Tensor> r;
+    Status s = session.Run({{x, xv}}, {grads[0]}, &r);
+    BOOST_TEST_REQUIRE(s.ok(), s);
+    BOOST_TEST(r[0].scalar<double>() == 4 * xv * xv * xv);  // d(x^4)/dx
+  }
+}
+
+BOOST_AUTO_TEST_CASE(gradients_from_inside_a_loop_are_refused) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({}));
+  Output inside;
+  std::vector<Output> out;
+  BOOST_TEST_REQUIRE(WhileLoop(root, {ops::Const(root, 0), x}, CountBelow(2),
+                               [&](const Scope& sc, const std::vector<Output>& v,
+                                   std::vector<Output>* next) {
+                                 inside = ops::Mul(sc, v[1], 2.0);
+                                 *next = {ops::Add(sc, v[0], 1), inside};
+                                 return sc.status();
+                               },
+                               &out)
+                         .ok());
+  std::vector<Output> grads;
+  Status s = AddSymbolicGradients(root, {out[1]}, {inside}, &grads);
+  BOOST_TEST(s.code() == Code::UNIMPLEMENTED);
+  BOOST_TEST(s.message().find("inside a while loop") != std::string::npos, s);
+  // Differentiating a tensor of the loop from outside is refused as the
+  // gradient's first op (its OnesLike) is built.
+  s = AddSymbolicGradients(root, {inside}, {x}, &grads);
+  BOOST_TEST(s.code() == Code::INVALID_ARGUMENT);
+  BOOST_TEST(s.message().find("'while/Mul:0'") != std::string::npos, s);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace af
