@@ -1,8 +1,6 @@
 #include "graph/colocation.h"
 
 #include <algorithm>
-#include <deque>
-#include <map>
 #include <numeric>
 #include <string>
 #include <unordered_map>
@@ -48,51 +46,6 @@ bool ReadsReference(const Edge& e) {
 
 }  // namespace
 
-LoopFrames ComputeLoopFrames(const Graph& g) {
-  LoopFrames frames;
-  frames.frame_of.assign(g.num_node_ids(), -1);
-  frames.parents.push_back(0);
-  std::map<std::pair<int, std::string>, int> frame_ids;  // (parent, name) -> frame
-  std::deque<Node*> queue;
-  std::vector<Node*> nodes = g.nodes();
-  for (Node* n : nodes) {
-    if (n->in_edges().empty()) {
-      frames.frame_of[n->id()] = 0;
-      queue.push_back(n);
-    }
-  }
-  auto successor_frame = [&](Node* n) {
-    int frame = frames.frame_of[n->id()];
-    if (n->IsEnter()) {
-      std::string name;
-      if (!GetNodeAttr(n->def(), "frame_name", &name).ok()) name = n->name();
-      auto [it, inserted] =
-          frame_ids.emplace(std::make_pair(frame, name), static_cast<int>(frames.parents.size()));
-      if (inserted) frames.parents.push_back(frame);
-      return it->second;
-    }
-    if (n->IsExit()) return frames.parents[frame];
-    return frame;
-  };
-  while (!queue.empty()) {
-    Node* n = queue.front();
-    queue.pop_front();
-    int next = successor_frame(n);
-    for (const Edge* e : n->out_edges()) {
-      Node* dst = e->dst();
-      if (frames.frame_of[dst->id()] >= 0) continue;
-      frames.frame_of[dst->id()] = next;
-      queue.push_back(dst);
-    }
-  }
-  // Nodes only reachable through a cycle without an entry (an invalid
-  // graph, rejected elsewhere) count as outside any loop.
-  for (Node* n : nodes) {
-    if (frames.frame_of[n->id()] < 0) frames.frame_of[n->id()] = 0;
-  }
-  return frames;
-}
-
 Status ComputeColocationGroups(const Graph& g, ColocationGroups* out) {
   UnionFind uf(g.num_node_ids());
   std::vector<Node*> nodes = g.nodes();
@@ -123,20 +76,29 @@ Status ComputeColocationGroups(const Graph& g, ColocationGroups* out) {
     if (ReadsReference(*e)) uf.Union(e->src()->id(), e->dst()->id());
   }
 
-  // Loop frames: each non-root frame collapses onto one representative,
-  // and an Enter joins the frame it enters.
-  LoopFrames frames = ComputeLoopFrames(g);
-  std::vector<int> frame_rep(frames.parents.size(), -1);
-  for (Node* n : nodes) {
-    int f = frames.frame_of[n->id()];
-    if (f != 0) {
-      if (frame_rep[f] < 0) frame_rep[f] = n->id();
-      uf.Union(n->id(), frame_rep[f]);
+  // The control nodes of one loop variable.
+  for (Node* merge : nodes) {
+    if (!merge->IsMerge()) continue;
+    bool is_loop = false;
+    for (const Edge* e : merge->in_edges()) {
+      if (!e->IsControlEdge() && e->src()->IsNextIteration()) is_loop = true;
     }
-  }
-  for (Node* n : nodes) {
-    if (!n->IsEnter()) continue;
-    for (const Edge* e : n->out_edges()) uf.Union(n->id(), e->dst()->id());
+    if (!is_loop) continue;
+    for (const Edge* e : merge->in_edges()) {
+      if (e->IsControlEdge()) continue;
+      if (e->src()->IsEnter() || e->src()->IsNextIteration()) uf.Union(merge->id(), e->src()->id());
+    }
+    for (const Edge* e : merge->out_edges()) {
+      if (e->IsControlEdge() || e->src_output() != 0 || e->dst_input() != 0 ||
+          !e->dst()->IsSwitch())
+        continue;
+      Node* sw = e->dst();
+      uf.Union(merge->id(), sw->id());
+      for (const Edge* out : sw->out_edges()) {
+        if (!out->IsControlEdge() && out->src_output() == 0 && out->dst()->IsExit())
+          uf.Union(merge->id(), out->dst()->id());
+      }
+    }
   }
 
   out->group_of.assign(g.num_node_ids(), -1);

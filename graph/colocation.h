@@ -9,11 +9,13 @@
 //    resource handle joins every consumer of it. A ref output read as a
 //    plain value (VariableV2 -> Identity) is an ordinary copy and does not
 //    colocate;
-//  - while loops: every node of a loop frame (the Enter nodes, the body,
-//    the condition, Merge/Switch/NextIteration/LoopCond, the Exits) and of
-//    the frames nested in it joins one group. Cross-device loops need
-//    loop-control nodes in every partition; until they exist a loop runs
-//    on one device.
+//  - while-loop variables: a loop's Merge (one with a NextIteration
+//    input) joins its Enter and NextIteration inputs, the Switches reading
+//    it and the Exits of those Switches. A Merge must not wait on a Recv
+//    of its own Enter or NextIteration (the Recv would be gated by the
+//    frame it starts). The loop's condition and body are free: a frame may
+//    span devices, and control-flow/partition_loop_control.h gives each
+//    device its share of the loop control.
 #pragma once
 
 #include <vector>
@@ -34,17 +36,5 @@ struct ColocationGroups {
 // INVALID_ARGUMENT naming the node when a `_class` attr is not a list of
 // strings.
 Status ComputeColocationGroups(const Graph& g, ColocationGroups* out);
-
-// Loop frame of every node: 0 for the root (outside any loop), otherwise
-// a frame index; frames nest (parents[f] is f's enclosing frame, parents[0]
-// = 0). Found by walking from nodes without inputs: an Enter's successors
-// are in the frame named by its `frame_name` inside the Enter's frame, an
-// Exit's successors in the parent of the Exit's frame, any other node's
-// successors in its own frame.
-struct LoopFrames {
-  std::vector<int> frame_of;  // node id -> frame index
-  std::vector<int> parents;   // frame index -> enclosing frame index
-};
-LoopFrames ComputeLoopFrames(const Graph& g);
 
 }  // namespace af

@@ -15,6 +15,9 @@
 // recv_device, client_terminated = false, and T (_Send) / tensor_type
 // (_Recv), the base type of the tensor. The rendezvous key the kernels build
 // from them is in core/rendezvous_key.h.
+//
+// A while-loop frame split over devices also needs loop control in each
+// partition; control-flow/partition_loop_control.h adds it afterwards.
 #pragma once
 
 #include <cstdint>

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "control-flow/partition_loop_control.h"
 #include "core/node_def_util.h"
 #include "graph/graph_def_import.h"
 #include "graph/partition.h"
@@ -80,6 +81,9 @@ Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
   };
   std::map<std::string, tensorflow::GraphDef> partitions;
   AF_RETURN_IF_ERROR(PartitionGraph(*pruned, partition_options, &partitions));
+  // Here rather than in PartitionGraph: it needs control-flow/, which
+  // depends on graph/.
+  AF_RETURN_IF_ERROR(AddLoopControl(*pruned, partition_options, &partitions));
 
   StepPlan plan;
   plan.feeds.assign(signature.feeds.size(), TensorLocation{});

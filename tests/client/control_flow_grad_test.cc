@@ -237,6 +237,47 @@ BOOST_AUTO_TEST_CASE(the_same_loop_differentiated_many_steps_in_a_row) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(tensor_array_rnn_in_a_loop) {
+  // The RNN pattern: inputs unstacked into a TensorArray, read at step t,
+  // h <- tanh(x_t W + h U), every h written to a second TensorArray and
+  // gathered after the loop.
+  const int steps = 3;
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({steps, 2, 2}));
+  auto h0 = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2, 3}));
+  auto w = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2, 3}));
+  auto u = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({3, 3}));
+  auto inputs = ops::TensorArrayV3(root, steps, DT_DOUBLE);
+  auto times = ops::Range(root, 0, steps, 1);
+  auto scattered = ops::TensorArrayScatterV3(root, inputs.handle, times, x, inputs.flow);
+  auto outputs = ops::TensorArrayV3(root, steps, DT_DOUBLE);
+  std::vector<Output> out;
+  Status s = WhileLoop(
+      root, {ops::Const(root, 0), h0, outputs.flow}, CountBelow(steps),
+      [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
+        auto xt = ops::TensorArrayReadV3(sc, inputs.handle, v[0], scattered.flow_out, DT_DOUBLE);
+        auto h = ops::Tanh(sc, ops::Add(sc, ops::MatMul(sc, xt.value, w),
+                                        ops::MatMul(sc, v[1], u)));
+        auto written = ops::TensorArrayWriteV3(sc, outputs.handle, v[0], h, v[2]);
+        *next = {ops::Add(sc, v[0], 1), h, written.flow_out};
+        return sc.status();
+      },
+      &out);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  auto all = ops::TensorArrayGatherV3(root, outputs.handle, times, out[2], DT_DOUBLE,
+                                      ops::TensorArrayGatherV3::ElementShape(
+                                          PartialTensorShape({2, 3})));
+  auto y = ops::Add(root, ops::Sum(root, ops::Square(root, all.value), {0, 1, 2}),
+                    ops::Sum(root, out[1], {0, 1}));
+  double err = GradientError(root, {x, h0, w, u},
+                             {RandomTensor(DT_DOUBLE, TensorShape({steps, 2, 2}), -1, 1, 21),
+                              RandomTensor(DT_DOUBLE, TensorShape({2, 3}), -1, 1, 22),
+                              RandomTensor(DT_DOUBLE, TensorShape({2, 3}), -1, 1, 23),
+                              RandomTensor(DT_DOUBLE, TensorShape({3, 3}), -1, 1, 24)},
+                             {y});
+  BOOST_TEST(err < 1e-6, err);
+}
+
 BOOST_AUTO_TEST_CASE(gradients_from_inside_a_loop_are_refused) {
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({}));

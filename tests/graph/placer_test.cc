@@ -198,15 +198,29 @@ BOOST_AUTO_TEST_CASE(variables_sit_with_the_ops_that_mutate_them) {
   BOOST_TEST(DeviceOf(g, "assign") == kCpu1);
 }
 
-BOOST_AUTO_TEST_CASE(a_while_loop_is_placed_on_one_device) {
+BOOST_AUTO_TEST_CASE(a_while_loop_may_span_devices_but_a_loop_variable_stays_together) {
   Graph g(PassTestRegistry());
   Build(CounterLoop() + NodeT("result", "Identity", {"exit"}, "DT_INT32"), &g);
+  g.FindNode("merge")->mutable_def()->set_device("/device:CPU:0");
   g.FindNode("body")->mutable_def()->set_device("/device:CPU:1");
+  g.FindNode("add")->mutable_def()->set_device("/device:CPU:1");
   Place(&g);
-  for (const char* name : {"enter", "limit_enter", "merge", "less", "cond", "switch", "body", "one",
-                           "add", "next", "exit"}) {
-    BOOST_TEST(DeviceOf(g, name) == kCpu1, name);
+  // Enter, Merge, NextIteration, Switch and Exit of the variable follow the
+  // Merge; the body is where it was asked to be.
+  for (const char* name : {"enter", "merge", "switch", "next", "exit"}) {
+    BOOST_TEST(DeviceOf(g, name) == kCpu0, name);
   }
+  BOOST_TEST(DeviceOf(g, "body") == kCpu1);
+  BOOST_TEST(DeviceOf(g, "add") == kCpu1);
+
+  // Splitting a loop variable's control nodes is a constraint conflict.
+  Graph split(PassTestRegistry());
+  Build(CounterLoop() + NodeT("result", "Identity", {"exit"}, "DT_INT32"), &split);
+  split.FindNode("merge")->mutable_def()->set_device("/device:CPU:0");
+  split.FindNode("next")->mutable_def()->set_device("/device:CPU:1");
+  Status s = PlaceError(&split);
+  BOOST_TEST(s.code() == Code::INVALID_ARGUMENT);
+  BOOST_TEST(Contains(s.message(), "Cannot colocate"), s.message());
 }
 
 BOOST_AUTO_TEST_CASE(greedy_spreads_independent_expensive_matmuls) {
