@@ -27,9 +27,23 @@ struct FrameAnalysis {
   std::vector<int> child_frame_of_enter;
 };
 
-// INVALID_ARGUMENT naming the node when a node would live in two frames, an
-// Exit leaves the root frame, an Enter lacks frame_name, or Enters of one
-// frame disagree on their parent frame.
+// Every error is INVALID_ARGUMENT. Errors about an edge name both the
+// consumer and the producer, their ops and their frames (the root frame is
+// written "the root frame", others "frame '<name>'"), and say how the graph
+// should have crossed the loop boundary: a data or control edge into a loop
+// not through an Enter, out of a loop not through an Exit, between sibling
+// loops, or a NextIteration fed from another frame. Also rejected: Enters
+// of one frame entering from different parent frames (naming both Enters),
+// an Exit with no enclosing loop, a _Retval (a fetch) inside a loop, an
+// Enter without frame_name or with parallel_iterations < 1, and nodes
+// reachable only through a back edge.
 Status AnalyzeFrames(const Graph& graph, FrameAnalysis* out);
+
+// Whole-graph checks for a graph as the user wrote it (before pruning and
+// partitioning): everything AnalyzeFrames rejects, plus a loop frame with a
+// NextIteration but no LoopCond, which could never stop iterating. Meant to
+// run where a GraphDef enters a session (Extend), so that a malformed loop
+// fails there with a message instead of at the first Run, or as a hang.
+Status ValidateFrames(const Graph& graph);
 
 }  // namespace af

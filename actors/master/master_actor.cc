@@ -10,6 +10,7 @@
 
 #include "actors/master/master_state.h"
 #include "actors/worker/data_plane.h"
+#include "control-flow/frame_analysis.h"
 #include "graph/graph_def_import.h"
 
 namespace af::actors {
@@ -220,6 +221,10 @@ Status Extend(MasterState& st, const tensorflow::GraphDef& addition) {
   merged.MergeFrom(addition);
   auto imported = std::make_unique<Graph>();
   Status s = ImportGraphDef(merged, imported.get());
+  if (!s.ok()) return s.WithContext("Extend");
+  // A malformed loop fails here, naming both nodes and frames, rather than
+  // at the first Run (or as a step that never ends).
+  s = ValidateFrames(*imported);
   if (!s.ok()) return s.WithContext("Extend");
   st.graph = std::move(merged);
   st.imported = std::move(imported);
