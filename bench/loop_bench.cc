@@ -8,13 +8,23 @@
 // value included) against the same loop colocated, in one process (two
 // CPU devices) and over two `actorflow server` processes on 127.0.0.1.
 // `--split-only` skips the first part.
+//
+// Last, the LSTM classifier of examples/lstm_fashion_mnist (128 hidden, 28
+// rows, batch 128, synthetic images): ms per batch forward (loss) and
+// forward+backward (loss and every gradient, through the loop), beside the
+// same cell unrolled 28 times without a loop. `--lstm-only` runs just that.
 #include <cstring>
 #include <memory>
 #include <vector>
 
 #include "bench/bench_servers.h"
 #include "bench/bench_util.h"
+#include "client/client_session.h"
+#include "client/gradients.h"
 #include "client/session.h"
+#include "client/standard_ops.h"
+#include "client/variables.h"
+#include "examples/models/lstm_model.h"
 #include "core/tensor.h"
 #include "core/types.h"
 
@@ -206,15 +216,57 @@ void RunSplit() {
   }
 }
 
+// ms per batch of the LSTM classifier, forward and forward+backward.
+void RunLstm(bool unrolled) {
+  constexpr int kBatch = 128, kHidden = 128;
+  Scope root = Scope::NewRootScope();
+  auto images = ops::Placeholder(root, DT_FLOAT, PartialTensorShape({-1, 28, 28, 1}));
+  auto labels = ops::Placeholder(root, DT_INT32, PartialTensorShape({-1}));
+  models::LstmClassifier model;
+  CheckOk(models::BuildLstmClassifier(root, images, labels, kHidden, 1, &model, unrolled),
+          "build the LSTM");
+  std::vector<Output> variables, grads;
+  for (const Operation& op : root.GetCollection(kTrainableVariablesCollection))
+    variables.push_back(op.output(0));
+  CheckOk(AddSymbolicGradients(root, {model.loss}, variables, &grads), "differentiate the LSTM");
+  SessionOptions options;
+  options.threads_per_device = 2;
+  ClientSession session(root, options);
+  std::vector<Tensor> out;
+  CheckOk(session.Run({}, {}, {GlobalVariablesInitializer(root)}, &out), "initialize");
+  Tensor x(DT_FLOAT, TensorShape({kBatch, 28, 28, 1}));
+  Tensor y(DT_INT32, TensorShape({kBatch}));
+  for (int64_t i = 0; i < x.NumElements(); ++i)
+    x.data<float>()[i] = static_cast<float>((i * 2654435761u) % 1000) / 1000.0f;
+  for (int i = 0; i < kBatch; ++i) y.data<int32_t>()[i] = i % 10;
+  const ClientSession::FeedType feeds = {{images, x}, {labels, y}};
+  std::vector<Output> backward = grads;
+  backward.push_back(model.loss);
+  const double forward =
+      TimePerCall([&] { CheckOk(session.Run(feeds, {model.loss}, &out), "forward"); }, 2.0);
+  const double both =
+      TimePerCall([&] { CheckOk(session.Run(feeds, backward, &out), "backward"); }, 2.0);
+  const std::string name = unrolled ? "lstm_unrolled" : "lstm_while_loop";
+  const std::string fields = "\"batch\":" + std::to_string(kBatch) +
+                             ",\"hidden\":" + std::to_string(kHidden) + ",\"rows\":28";
+  PrintResult("loop", name + "_forward", fields, "ms_per_batch", forward * 1e3, "ms");
+  PrintResult("loop", name + "_forward_backward", fields, "ms_per_batch", both * 1e3, "ms");
+  std::printf("# %-16s forward %7.2f ms, forward+backward %7.2f ms per batch of %d\n",
+              name.c_str(), forward * 1e3, both * 1e3, kBatch);
+}
+
 }  // namespace
 }  // namespace af::bench
 
 int main(int argc, char** argv) {
   const bool split_only = argc > 1 && std::strcmp(argv[1], "--split-only") == 0;
-  if (!split_only) {
+  const bool lstm_only = argc > 1 && std::strcmp(argv[1], "--lstm-only") == 0;
+  if (!split_only && !lstm_only) {
     for (int vars : {1, 100})
       for (int iters : {0, 1, 10, 100, 1000}) af::bench::Run(iters, vars);
   }
-  af::bench::RunSplit();
+  if (!lstm_only) af::bench::RunSplit();
+  af::bench::RunLstm(false);
+  af::bench::RunLstm(true);
   return 0;
 }

@@ -26,6 +26,8 @@ double Error(const Scope& root, const OutputList& xs, const std::vector<Tensor>&
   options.delta = 1e-4;
   const Status s = ComputeGradientError(root, xs, x_values, ys, y_shapes, &error, options);
   BOOST_TEST_REQUIRE(s.ok(), s);
+  BOOST_TEST_MESSAGE(boost::unit_test::framework::current_test_case().full_name()
+                     << ": max |symbolic - numerical| = " << error);
   return error;
 }
 
