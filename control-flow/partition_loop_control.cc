@@ -258,13 +258,7 @@ class LoopControlPass {
     SetAttr(recv, "tensor_type", DT_BOOL);
     // The Send's name is unique among all partitions, hence as a tensor name.
     const std::string tensor_name = "loop_cond_" + send->name();
-    for (tensorflow::NodeDef* n : {send, recv}) {
-      SetAttr(n, "tensor_name", tensor_name);
-      SetAttr(n, "send_device", leader);
-      SetAttr(n, "send_device_incarnation", incarnation);
-      SetAttr(n, "recv_device", device);
-      SetAttr(n, "client_terminated", false);
-    }
+    SetSendRecvPairAttrs(tensor_name, leader, incarnation, device, send, recv);
     return recv->name();
   }
 

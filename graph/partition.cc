@@ -84,13 +84,7 @@ class Partitioner {
     recv->set_op("_Recv");
     recv->set_device(dst_device);
     SetAttr(recv, "tensor_type", dtype);
-    for (tensorflow::NodeDef* def : {send, recv}) {
-      SetAttr(def, "tensor_name", tensor_name);
-      SetAttr(def, "send_device", src_device);
-      SetAttr(def, "send_device_incarnation", incarnation);
-      SetAttr(def, "recv_device", dst_device);
-      SetAttr(def, "client_terminated", false);
-    }
+    SetSendRecvPairAttrs(tensor_name, src_device, incarnation, dst_device, send, recv);
     return recv->name();
   }
 
@@ -195,6 +189,18 @@ Status PartitionGraph(const Graph& g, const PartitionOptions& options,
   Status s = partitioner.Run();
   if (!s.ok()) partitions->clear();
   return s;
+}
+
+void SetSendRecvPairAttrs(const std::string& tensor_name, const std::string& send_device,
+                          int64_t send_device_incarnation, const std::string& recv_device,
+                          tensorflow::NodeDef* send, tensorflow::NodeDef* recv) {
+  for (tensorflow::NodeDef* def : {send, recv}) {
+    SetAttr(def, "tensor_name", tensor_name);
+    SetAttr(def, "send_device", send_device);
+    SetAttr(def, "send_device_incarnation", send_device_incarnation);
+    SetAttr(def, "recv_device", recv_device);
+    SetAttr(def, "client_terminated", false);
+  }
 }
 
 }  // namespace af

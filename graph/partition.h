@@ -46,4 +46,11 @@ struct PartitionOptions {
 Status PartitionGraph(const Graph& g, const PartitionOptions& options,
                       std::map<std::string, tensorflow::GraphDef>* partitions);
 
+// The attrs both halves of a _Send/_Recv pair carry (tensor_name,
+// send_device, send_device_incarnation, recv_device, client_terminated), for
+// passes that add pairs after partitioning.
+void SetSendRecvPairAttrs(const std::string& tensor_name, const std::string& send_device,
+                          int64_t send_device_incarnation, const std::string& recv_device,
+                          tensorflow::NodeDef* send, tensorflow::NodeDef* recv);
+
 }  // namespace af
