@@ -10,7 +10,7 @@ CMAKE_FLAGS ?=
 SANITIZER_DIR := $(CURDIR)/tests/sanitizers
 
 .PHONY: all deps configure build demo demo-cluster compare test test-slow test-asan test-tsan bench clean \
-  fresh-machine-test
+  fresh-machine-test package fresh-machine-package-test
 
 all: build
 
@@ -88,6 +88,19 @@ test-tsan:
 # script): the proof that a new user's machine needs nothing by hand.
 fresh-machine-test:
 	@bash scripts/fresh-machine-test.sh test
+
+# The Debian package of the libraries, headers, CMake and pkg-config
+# packages and the `actorflow` tool (cmake/ActorflowPackage.cmake):
+# $(BUILD)/package/actorflow_<version>_amd64.deb.
+package: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target actorflow af_client af_kernels af_core_ops
+	@cd $(BUILD) && cpack --config CPackConfig.cmake > cpack.log 2>&1 || (cat cpack.log; exit 1)
+	@ls $(BUILD)/package/actorflow_*.deb
+
+# That package installed with apt-get in a clean Debian 12 root (root; see
+# the script), and examples/consumer built and run against it there.
+fresh-machine-package-test: package
+	@bash scripts/fresh-machine-package-test.sh $(BUILD)/package
 
 bench: build
 	@for b in $(BUILD)/bin/bench_*; do $$b; done

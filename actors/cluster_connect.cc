@@ -8,6 +8,7 @@
 
 #include "actors/peer_auth.h"
 #include "actors/virtual_transport.h"
+#include "actors/wire_handshake.h"
 #include "core/cluster_spec.h"
 
 namespace af::actors {
@@ -51,13 +52,15 @@ Status ConnectToTasks(caf::actor_system& system, const std::vector<RemoteTask>& 
         }
         continue;
       }
-      auto remote = system.middleman().remote_actor<worker_actor>(pending[i].host, pending[i].port);
-      Status admitted = remote ? Authenticate(system, *remote, cluster_secret, deadline,
-                                              TaskLabel(tasks[i]) + " at " + tasks[i].address)
-                               : errors::Unavailable(system.render(remote.error()));
+      const std::string who = TaskLabel(tasks[i]) + " at " + tasks[i].address;
+      worker_actor remote;
+      Status admitted =
+          ConnectToWorker(system, pending[i].host, pending[i].port, deadline, who, &remote);
+      if (admitted.ok()) admitted = Authenticate(system, remote, cluster_secret, deadline, who);
       if (admitted.ok()) {
-        (*out)[i] = std::move(*remote);
-      } else if (errors::IsUnauthenticated(admitted)) {
+        (*out)[i] = std::move(remote);
+      } else if (errors::IsUnauthenticated(admitted) || errors::IsFailedPrecondition(admitted)) {
+        // Another secret or another version: waiting changes neither.
         out->clear();
         return admitted;
       } else {

@@ -56,6 +56,7 @@ using push_batch_atom = caf::atom_constant<caf::atom("afpushes")>;
 using flush_atom = caf::atom_constant<caf::atom("afflush")>;
 using auth_atom = caf::atom_constant<caf::atom("afauth")>;    // handshake: hello
 using proof_atom = caf::atom_constant<caf::atom("afproof")>;  // handshake: proof
+using version_atom = caf::atom_constant<caf::atom("afversion")>;  // actors/wire_handshake.h
 
 // A worker of the session and the devices it owns.
 struct PeerWorker {
@@ -87,6 +88,9 @@ struct OpenSession {
 // type here is serializable and registered.
 using worker_actor = caf::typed_actor<
     caf::replies_to<list_dev_atom>::with<std::vector<wire::DeviceInfo>>,
+    // The wire-version exchange (actors/wire_handshake.h): builtin types
+    // only, and the same in every version.
+    caf::replies_to<version_atom, uint32_t, std::string>::with<uint32_t, std::string>,
     // The cluster-secret handshake (actors/peer_auth.h): with a secret, the
     // only requests answered before the sender's node proved it.
     caf::replies_to<auth_atom, wire::AuthHello>::with<wire::AuthChallenge>,

@@ -16,6 +16,7 @@
 #include <caf/result.hpp>
 #include <caf/scoped_actor.hpp>
 
+#include "actors/wire_version.h"
 #include "core/cluster_secret.h"
 
 namespace af::actors {
@@ -90,6 +91,29 @@ class Registry {
     std::lock_guard<std::mutex> lock(mu_);
     nodes_.erase(node);
     logged_.erase(node);
+    same_wire_.erase(node);
+  }
+
+  bool SameWire(const caf::node_id& node) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = same_wire_.find(node);
+    if (it == same_wire_.end()) return false;
+    it->second = Clock::now();
+    return true;
+  }
+  void AdmitSameWire(const caf::node_id& node) {
+    std::lock_guard<std::mutex> lock(mu_);
+    same_wire_[node] = Clock::now();
+    // Anyone may make the exchange, secret or not: a stream of strangers
+    // evicts the least recently used, not the peers in use.
+    if (same_wire_.size() > kMaxAdmittedNodes) {
+      auto oldest = same_wire_.end();
+      for (auto it = same_wire_.begin(); it != same_wire_.end(); ++it) {
+        if (it->first == node) continue;
+        if (oldest == same_wire_.end() || it->second < oldest->second) oldest = it;
+      }
+      if (oldest != same_wire_.end()) same_wire_.erase(oldest);
+    }
   }
 
   // True the first time `node` is refused: one log line per node, so that
@@ -148,6 +172,8 @@ class Registry {
   std::mutex mu_;
   std::unordered_map<caf::node_id, Admission> nodes_;
   std::unordered_set<caf::node_id> logged_;
+  // Nodes that made a matching wire-version exchange, or were vouched for.
+  std::unordered_map<caf::node_id, Clock::time_point> same_wire_;
   std::unordered_map<std::string, PendingHandshake> pending_;
   std::string serving_secret_;
 };
@@ -208,13 +234,24 @@ Status Ask(caf::scoped_actor& self, const worker_actor& worker, Clock::time_poin
 }  // namespace
 
 Status CheckPeer(caf::local_actor* self, std::string_view what, bool required) {
-  if (!required) return Status::OK();
   const caf::node_id node = SenderNode(self);
-  if (node && (node == self->node() || Registry::Get().Admitted(node, false))) {
-    return Status::OK();
+  if (required && !(node && (node == self->node() || Registry::Get().Admitted(node, false)))) {
+    return Refuse(node, "refused " + std::string(what) + " from " + NodeName(node) +
+                            ": not authenticated (no cluster secret proven)");
   }
-  return Refuse(node, "refused " + std::string(what) + " from " + NodeName(node) +
-                          ": not authenticated (no cluster secret proven)");
+  // A message this process cannot be sure it parsed as meant is not
+  // executed. (Anonymous messages pass when no secret is required, as
+  // before: only a secret closes that door.)
+  if (node && node != self->node() && !Registry::Get().SameWire(node)) {
+    const std::string text = "refused " + std::string(what) + " from " + NodeName(node) +
+                             ": it never made the wire-protocol version exchange (this process "
+                             "speaks Actorflow wire protocol " +
+                             std::to_string(WireProtocolVersion()) + ", Actorflow " +
+                             LibraryVersion() + ")";
+    LogRefusal(node, text);
+    return errors::FailedPrecondition(text);
+  }
+  return Status::OK();
 }
 
 Status CheckPeer(caf::local_actor* self, std::string_view what) {
@@ -228,6 +265,12 @@ bool ServingWithSecret() { return Registry::Get().ServingWithSecret(); }
 void VouchForPeers(caf::local_actor* self, const std::vector<caf::actor>& peers) {
   const caf::node_id sender = SenderNode(self);
   if (!sender) return;
+  // The master compared versions with every peer it lists.
+  if (sender == self->node() || Registry::Get().SameWire(sender)) {
+    for (const caf::actor& peer : peers) {
+      if (peer && peer.node() != self->node()) Registry::Get().AdmitSameWire(peer.node());
+    }
+  }
   if (sender != self->node() && !Registry::Get().Admitted(sender, /*need_proven=*/true)) return;
   for (const caf::actor& peer : peers) {
     if (peer && peer.node() != self->node()) Registry::Get().Admit(peer.node(), false);
@@ -235,6 +278,17 @@ void VouchForPeers(caf::local_actor* self, const std::vector<caf::actor>& peers)
 }
 
 void ForgetNode(const caf::node_id& node) { Registry::Get().Forget(node); }
+
+void AdmitWireVersion(const caf::node_id& node) {
+  if (node) Registry::Get().AdmitSameWire(node);
+}
+
+void LogRefusal(const caf::node_id& node, const std::string& text) {
+  if (Registry::Get().FirstRefusal(node)) {
+    const char* prefix = Registry::Get().ServingWithSecret() ? "actorflow server" : "actorflow";
+    std::fprintf(stderr, "%s: %s\n", prefix, text.c_str());
+  }
+}
 
 caf::error ToCafError(const Status& status) {
   return caf::error(static_cast<uint8_t>(status.code()), kStatusCategory,

@@ -60,6 +60,14 @@ bool ServingWithSecret();
 // node that was only vouched for may not vouch in turn).
 void VouchForPeers(caf::local_actor* self, const std::vector<caf::actor>& peers);
 
+// The wire-version exchange (actors/wire_handshake.h): `node` speaks this
+// process's wire protocol. Without it, CheckPeer refuses the node's
+// requests (FAILED_PRECONDITION), secret or not; VouchForPeers passes it on
+// from a master that made the exchange.
+void AdmitWireVersion(const caf::node_id& node);
+// Writes `text` on stderr the first time `node` is refused.
+void LogRefusal(const caf::node_id& node, const std::string& text);
+
 // Drops what the process knows about `node` (admission, the refusal log):
 // its connection was lost, and a new connection must prove the secret
 // again.

@@ -4,6 +4,8 @@
 #include <utility>
 
 #include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/event_based_actor.hpp>
 #include <caf/io/middleman.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
@@ -11,6 +13,7 @@
 #include "actors/actor_system_holder.h"
 #include "actors/interfaces.h"
 #include "actors/peer_auth.h"
+#include "actors/wire_handshake.h"
 
 namespace af::actors {
 namespace {
@@ -35,13 +38,10 @@ Status Obeyed() { return Status::OK(); }
 
 Status Connect(caf::actor_system& system, const std::string& host, uint16_t port,
                worker_actor* worker) {
-  auto remote = system.middleman().remote_actor<worker_actor>(host, port);
-  if (!remote) {
-    return errors::Unavailable("probe: cannot reach ", host, ":", port, ": ",
-                               system.render(remote.error()));
-  }
-  *worker = std::move(*remote);
-  return Status::OK();
+  // With the version exchange: the probe tests the guards behind it.
+  return ConnectToWorker(system, host, port,
+                         std::chrono::steady_clock::now() + kAnswerTimeout,
+                         "probe: the server at " + host + ":" + std::to_string(port), worker);
 }
 
 // The session requests a master sends, each naming `incarnation`.
@@ -105,6 +105,47 @@ Status ProbeIncarnation(const std::string& host, uint16_t port, uint64_t incarna
   caf::scoped_actor self{*system};
   AskSessionRequests(self, worker, incarnation, answers);
   return Status::OK();
+}
+
+Status ProbeWithoutVersionExchange(const std::string& host, uint16_t port,
+                                   std::vector<ProbeAnswer>* answers) {
+  auto system = AcquireActorSystem();
+  auto remote = system->middleman().remote_actor<worker_actor>(host, port);
+  if (!remote) {
+    return errors::Unavailable("probe: cannot reach ", host, ":", port, ": ",
+                               system->render(remote.error()));
+  }
+  caf::scoped_actor self{*system};
+  answers->push_back(Ask<std::vector<wire::DeviceInfo>>(
+      self, *remote, "ListDevices", [](auto&) { return Obeyed(); }, list_dev_atom::value));
+  auto wire_status = [](wire::WireStatus& s) { return wire::FromWire(s); };
+  answers->push_back(Ask<wire::WireStatus>(self, *remote, "OpenSession", wire_status,
+                                           open_sess_atom::value,
+                                           OpenSession{kSessionId, 0, caf::actor{}, {}, 0}));
+  return Status::OK();
+}
+
+Status ConnectToServerOlderThanVersions() {
+  caf::actor_system_config config;
+  config.load<caf::io::middleman>();
+  config.set("scheduler.max-threads", 1);
+  caf::actor_system old_system{config};
+  caf::actor old_worker = old_system.spawn([]() -> caf::behavior {
+    return {[](list_dev_atom) { return std::vector<std::string>{}; }};
+  });
+  auto port = old_system.middleman().publish(old_worker, 0, "127.0.0.1");
+  Status result;
+  if (!port) {
+    result = errors::Internal("probe: cannot publish: ", old_system.render(port.error()));
+  } else {
+    worker_actor worker;
+    result = ConnectToWorker(*AcquireActorSystem(), "127.0.0.1", *port,
+                             std::chrono::steady_clock::now() + kAnswerTimeout,
+                             "the server at 127.0.0.1:" + std::to_string(*port), &worker);
+    old_system.middleman().unpublish(old_worker, *port);
+  }
+  caf::anon_send_exit(old_worker, caf::exit_reason::user_shutdown);
+  return result;
 }
 
 }  // namespace af::actors

@@ -29,4 +29,15 @@ Status ProbeWithoutHandshake(const std::string& host, uint16_t port,
 Status ProbeIncarnation(const std::string& host, uint16_t port, uint64_t incarnation,
                         std::vector<ProbeAnswer>* answers);
 
+// Connects without the wire-version exchange (as an Actorflow that
+// predates it would, had it the same interface) and asks ListDevices and
+// OpenSession. Fails only if the server cannot be reached.
+Status ProbeWithoutVersionExchange(const std::string& host, uint16_t port,
+                                   std::vector<ProbeAnswer>* answers);
+
+// Publishes, in a second actor system of this process, an actor that
+// answers none of the version exchange, as a worker that predates it, and
+// connects to it as sessions connect: the status they would get.
+Status ConnectToServerOlderThanVersions();
+
 }  // namespace af::actors

@@ -3,6 +3,7 @@
 #include <array>
 #include <iostream>
 
+#include "actors/wire_version.h"
 #include "tools/subcommands.h"
 
 namespace af::tools {
@@ -27,6 +28,7 @@ void PrintHelp(std::ostream& os) {
        << c->summary << "\n";
   }
   os << "  help        show this list, or `actorflow help <command>` for one command\n";
+  os << "  --version   print the library version and the wire protocol version\n";
 }
 
 bool IsHelpFlag(std::string_view arg) { return arg == "--help" || arg == "-h"; }
@@ -37,6 +39,11 @@ int Main(const Args& args) {
     return kExitUsage;
   }
   const std::string& name = args[0];
+  if (name == "--version" || name == "version") {
+    std::cout << "actorflow " << LibraryVersion() << " (wire protocol " << WireProtocolVersion()
+              << ")\n";
+    return kExitOk;
+  }
   if (IsHelpFlag(name) || name == "help") {
     if (args.size() < 2) {
       PrintHelp(std::cout);

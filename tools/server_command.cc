@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "actors/wire_version.h"
 #include "actors/worker_server.h"
 #include "core/cluster_secret.h"
 #include "core/cluster_spec.h"
@@ -181,6 +182,8 @@ int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
   } else {
     out << "actorflow server: data plane on " << server->data_address() << "\n";
   }
+  out << "actorflow server: Actorflow " << LibraryVersion() << ", wire protocol "
+      << WireProtocolVersion() << "\n";
   out << "actorflow server: listening on " << flags.options.host << ":" << server->port();
   if (flags.options.cluster_secret.empty()) {
     out << " without authentication (loopback only; give --secret-file to listen on other "

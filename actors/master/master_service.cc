@@ -97,7 +97,7 @@ master_session_actor::behavior_type MasterSessionBehavior(SessionPointer self,
   self->state.master = std::move(master);
   // A client that goes away (its process died, or it dropped the proxy
   // without closing) frees its session here.
-  self->monitor(client);
+  if (client) self->monitor(client);
   self->set_down_handler([=](caf::down_msg&) {
     EndSession(self);
     self->quit();
@@ -360,6 +360,11 @@ master_service_actor::behavior_type MasterServiceBehavior(ServicePointer self,
 }
 
 }  // namespace
+
+master_session_actor SpawnMasterSession(caf::actor_system& system, master_actor master,
+                                        caf::actor client) {
+  return system.spawn(MasterSessionBehavior, std::move(master), std::move(client));
+}
 
 master_service_actor SpawnMasterService(caf::actor_system& system, worker_actor local_worker,
                                         MasterServiceOptions options) {

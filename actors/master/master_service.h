@@ -23,6 +23,13 @@ struct MasterServiceOptions {
   std::string cluster_secret;
 };
 
+// The by-value face of `master` (the protocol of master_session_actor in
+// actors/interfaces.h), which a remote client's proxy speaks and an
+// embedding application's actors use directly. It closes the session when
+// `client` goes down (null: only on a Close request, or when stopped).
+master_session_actor SpawnMasterSession(caf::actor_system& system, master_actor master,
+                                        caf::actor client);
+
 master_service_actor SpawnMasterService(caf::actor_system& system, worker_actor local_worker,
                                         MasterServiceOptions options);
 

@@ -5,7 +5,9 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/sec.hpp>
+#include <caf/send.hpp>
 
+#include "actors/health_events.h"
 #include "actors/master/master_state.h"
 
 namespace af::actors {
@@ -437,6 +439,9 @@ void FailStep(MasterPointer self, int64_t step_id, const Status& why) {
     const WorkerRecord& w = self->state.workers[group.worker];
     if (w.alive) self->send(w.worker.handle, abort_step_atom::value, step_id, wire_why);
   }
+  if (self->state.health.events) {
+    caf::anon_send(self->state.health.events, af::StepAborted{step_id, why});
+  }
   call->Finish(why);
 }
 
@@ -445,6 +450,9 @@ void WorkerLost(MasterPointer self, int worker, const Status& why) {
   if (!st.workers[worker].alive) return;
   st.workers[worker].alive = false;
   st.workers[worker].lost = why;
+  if (st.health.events) {
+    caf::anon_send(st.health.events, af::WorkerLost{st.workers[worker].Describe(), why});
+  }
   auto uses = [worker](const CachedStep& step) {
     return std::any_of(step.groups.begin(), step.groups.end(),
                        [worker](const CachedStep::Group& g) { return g.worker == worker; });

@@ -16,6 +16,7 @@
 
 #include "actors/master/master_state.h"
 #include "actors/peer_auth.h"
+#include "actors/wire_handshake.h"
 #include "core/cluster_spec.h"
 
 namespace af::actors {
@@ -126,16 +127,25 @@ void TryRejoin(MasterPointer self, int index) {
               return;
             }
             auto handle = caf::actor_cast<worker_actor>(std::move(found));
-            // A server with the cluster secret answers nothing before the
-            // handshake (actors/peer_auth.h).
-            AuthenticateAsync(
-                self, handle, self->state.cluster_secret, self->state.health.lost_after,
-                self->state.workers[index].Describe(), [=](Status proven) {
-                  if (!proven.ok()) {
+            // A server answers nothing before the version exchange, nor,
+            // with the cluster secret, before the handshake
+            // (actors/wire_handshake.h, actors/peer_auth.h).
+            CheckVersionAsync(
+                self, caf::actor_cast<caf::actor>(handle), self->state.health.lost_after,
+                self->state.workers[index].Describe(), [=](Status same_wire) {
+                  if (!same_wire.ok()) {
                     self->state.workers[index].rejoining = false;
                     return;
                   }
-                  ListDevicesThenOpen(self, index, handle);
+                  AuthenticateAsync(
+                      self, handle, self->state.cluster_secret, self->state.health.lost_after,
+                      self->state.workers[index].Describe(), [=](Status proven) {
+                        if (!proven.ok()) {
+                          self->state.workers[index].rejoining = false;
+                          return;
+                        }
+                        ListDevicesThenOpen(self, index, handle);
+                      });
                 });
           },
           give_up);

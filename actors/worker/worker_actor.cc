@@ -17,6 +17,7 @@
 #include "actors/incoming_tensors.h"
 #include "actors/stall_reporting.h"
 #include "actors/peer_auth.h"
+#include "actors/wire_handshake.h"
 #include "actors/worker/data_plane.h"
 #include "actors/worker/fault_hooks.h"
 #include "actors/worker/peer_connections.h"
@@ -122,6 +123,11 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
         if (Status s = Admit(self, "ListDevices"); !s.ok()) return ToCafError(s);
         return self->state.devices;
       },
+      [=](version_atom, uint32_t wire, const std::string& library)
+          -> caf::result<uint32_t, std::string> {
+        auto [own_wire, own_library] = AnswerVersion(self, wire, library);
+        return {own_wire, std::move(own_library)};
+      },
       [=](auth_atom, const wire::AuthHello& hello) {
         return AnswerHello(self, self->state.cluster_secret, hello);
       },
@@ -144,11 +150,10 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
       },
       [=](open_sess_atom, OpenSession& req) -> caf::result<wire::WireStatus> {
         if (Status s = Admit(self, "OpenSession"); !s.ok()) return wire::ToWire(s);
-        if (!self->state.cluster_secret.empty()) {
-          std::vector<caf::actor> peers;
-          for (const PeerWorker& peer : req.peers) peers.push_back(peer.worker);
-          VouchForPeers(self, peers);
-        }
+        // Secret or not: the peers' version is the master's word too.
+        std::vector<caf::actor> peers;
+        for (const PeerWorker& peer : req.peers) peers.push_back(peer.worker);
+        VouchForPeers(self, peers);
         wire::WireStatus opened = OpenSessionOnWorker(self, req);
         return DialPeersThenAnswer(self, PeersToDial(self->node(), req.peers), std::move(opened));
       },

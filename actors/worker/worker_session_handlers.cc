@@ -20,6 +20,7 @@
 #include "actors/any_thread_send.h"
 #include "actors/incoming_tensors.h"
 #include "actors/worker/push_outbox.h"
+#include "actors/wire_handshake.h"
 
 namespace af::actors {
 namespace {
@@ -138,14 +139,29 @@ caf::result<wire::WireStatus> DialPeersThenAnswer(
   if (targets.empty()) return opened;
   auto promise = self->make_response_promise<wire::WireStatus>();
   auto pending = std::make_shared<size_t>(targets.size());
+  auto refused = std::make_shared<Status>();
   auto one_done = [=]() mutable {
-    if (--*pending == 0) promise.deliver(opened);
+    if (--*pending == 0) promise.deliver(refused->ok() ? opened : wire::ToWire(*refused));
   };
   for (const auto& [host, port] : targets) {
     self->request(self->system().middleman().actor_handle(), kPeerDialTimeout,
                   caf::connect_atom::value, host, port)
-        .then([=](const caf::node_id&, caf::strong_actor_ptr&,
-                  const std::set<std::string>&) mutable { one_done(); },
+        .then([=, host = host, port = port](const caf::node_id&, caf::strong_actor_ptr& found,
+                                            const std::set<std::string>&) mutable {
+                if (!found) return one_done();
+                // The master compared versions with both of us; this
+                // catches a master that did not, before tensors cross.
+                CheckVersionAsync(
+                    self, caf::actor_cast<caf::actor>(found), kPeerDialTimeout,
+                    "the peer server at " + host + ":" + std::to_string(port),
+                    [=](Status same_wire) mutable {
+                      if (errors::IsFailedPrecondition(same_wire)) {
+                        refused->Update(errors::FailedPrecondition(
+                            "OpenSession on ", self->state.task_name, ": ", same_wire.message()));
+                      }
+                      one_done();
+                    });
+              },
               [=, host = host, port = port](caf::error& err) mutable {
                 std::fprintf(stderr, "actorflow worker %s: could not dial peer %s:%u: %s\n",
                              self->state.task_name.c_str(), host.c_str(),
