@@ -28,48 +28,16 @@ if [ -z "$deb" ] || [ ! -f "$deb" ]; then
   exit 2
 fi
 
-if [ "$(id -u)" -ne 0 ]; then
-  echo "fresh-machine-package-test: run as root (debootstrap and chroot need it)" >&2
-  exit 2
-fi
-
-mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-if [ -z "$mirror" ]; then
-  mirror=$(awk '$1 == "deb" && $0 !~ /security/ {print $2; exit}' \
-    /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true)
-fi
-if [ -z "$mirror" ]; then
-  echo "fresh-machine-package-test: no Debian mirror found in /etc/apt" >&2
-  exit 2
-fi
-if ! command -v debootstrap >/dev/null; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap \
-    >/dev/null
-fi
-
-mounts=()
-cleanup() {
-  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[$i]}" 2>/dev/null || true; done
-  if [ "${AF_KEEP_ROOT:-0}" != 1 ]; then rm -rf "$root"; fi
-}
-trap cleanup EXIT
-
+source "$repo/scripts/clean-root.sh"
 start=$(date +%s)
-rm -rf "$root"
-echo "fresh-machine-package-test: debootstrap bookworm from $mirror into $root"
-debootstrap --variant=minbase --include=ca-certificates bookworm "$root" "$mirror" \
-  >"$root.debootstrap.log" 2>&1 || { tail -20 "$root.debootstrap.log"; exit 1; }
-cp /etc/resolv.conf "$root/etc/resolv.conf"
+clean_root_create fresh-machine-package-test "$root"
 
 mkdir -p "$root/work/src/examples" "$root/work/tests/install"
 cp "$deb" "$root/work/"
 cp -r "$repo/examples/consumer" "$root/work/src/examples/consumer"
 cp "$repo/tests/install/consumer_test.sh" "$root/work/tests/install/"
 
-mount -t proc proc "$root/proc" && mounts+=("$root/proc")
-mount --bind /dev "$root/dev" && mounts+=("$root/dev")
-mount --bind /dev/pts "$root/dev/pts" && mounts+=("$root/dev/pts")
-mount -t tmpfs tmpfs "$root/dev/shm" && mounts+=("$root/dev/shm")
+clean_root_mount "$root"
 ready=$(date +%s)
 echo "fresh-machine-package-test: root ready in $((ready - start)) s; installing $(basename "$deb")"
 

@@ -16,55 +16,21 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 shared=$(cd "$repo/.." && pwd)/shared
 root=${AF_FRESH_DIR:-/var/tmp/af-fresh-root}
 
-if [ "$(id -u)" -ne 0 ]; then
-  echo "fresh-machine-test: run as root (debootstrap and chroot need it)" >&2
-  exit 2
-fi
-
-# The first Debian mirror this machine's apt uses (deb822 or one-line form).
-mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-if [ -z "$mirror" ]; then
-  mirror=$(awk '$1 == "deb" && $0 !~ /security/ {print $2; exit}' \
-    /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true)
-fi
-if [ -z "$mirror" ]; then
-  echo "fresh-machine-test: no Debian mirror found in /etc/apt" >&2
-  exit 2
-fi
-
-if ! command -v debootstrap >/dev/null; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap \
-    >/dev/null
-fi
-
-mounts=()
-cleanup() {
-  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[$i]}" 2>/dev/null || true; done
-  if [ "${AF_KEEP_ROOT:-0}" != 1 ]; then rm -rf "$root"; fi
-}
-trap cleanup EXIT
-
+source "$repo/scripts/clean-root.sh"
 start=$(date +%s)
-rm -rf "$root"
-echo "fresh-machine-test: debootstrap bookworm from $mirror into $root"
 # A minimal Debian 12 plus `make`, the one tool a user needs to type the
 # README's command.
-debootstrap --variant=minbase --include=make,ca-certificates bookworm "$root" "$mirror" \
-  >"$root.debootstrap.log" 2>&1 || { tail -20 "$root.debootstrap.log"; exit 1; }
-cp /etc/resolv.conf "$root/etc/resolv.conf"
+clean_root_create fresh-machine-test "$root" make
 
 mkdir -p "$root/work"
 git clone -q "$repo" "$root/work/main"
 if [ -d "$shared" ]; then cp -a "$shared" "$root/work/shared"; fi
 
-mount -t proc proc "$root/proc" && mounts+=("$root/proc")
-mount --bind /dev "$root/dev" && mounts+=("$root/dev")
-mount --bind /dev/pts "$root/dev/pts" && mounts+=("$root/dev/pts")
-mount -t tmpfs tmpfs "$root/dev/shm" && mounts+=("$root/dev/shm")
+clean_root_mount "$root"
 if [ -d /usr/local/cuda ]; then
   cuda=$(readlink -f /usr/local/cuda)
   mkdir -p "$root/usr/local/cuda"
-  mount --bind "$cuda" "$root/usr/local/cuda" && mounts+=("$root/usr/local/cuda")
+  mount --bind "$cuda" "$root/usr/local/cuda" && clean_root_mounts+=("$root/usr/local/cuda")
   mount -o remount,bind,ro "$root/usr/local/cuda"
 fi
 ready=$(date +%s)
