@@ -15,8 +15,8 @@
 // differentiated as a whole by a backward loop that runs its iterations in
 // reverse, reading the forward values it needs from per-step stacks the
 // forward loop fills (client/control_flow/while_gradient.cc). ys and xs
-// must lie outside loops (UNIMPLEMENTED otherwise); gradients through a
-// Cond inside a while loop are not supported yet.
+// must lie outside loops (UNIMPLEMENTED otherwise). Conds inside loops are
+// differentiable too.
 //
 //   std::vector<Output> grads;
 //   AF_RETURN_IF_ERROR(AddSymbolicGradients(root, {loss}, {w, b}, &grads));

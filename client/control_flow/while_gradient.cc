@@ -4,10 +4,17 @@
 // counted iterations, popping those values in reverse order.
 //
 // Ordering: a push carries a control input from the counter's Identity and
-// the counter's increment waits for every push, so iteration k+1 pushes
-// only after iteration k did (parallel_iterations may otherwise run them
-// in any order); the backward loop orders its pops the same way.
+// the counter's increment waits (through a ControlTrigger, which fires even
+// when a push is dead) for every push, so iteration k+1 pushes only after
+// iteration k did (parallel_iterations may otherwise run them in any
+// order); the backward loop orders its pops the same way.
+//
+// Conds inside the body: a value of an untaken branch is dead and is never
+// pushed, so its pop is gated by the same branch in the backward loop: a
+// Switch of the popped predicate on itself, whose taken output is the pop's
+// control input.
 #include <map>
+#include <vector>
 
 #include "client/control_flow/frame_tracker.h"
 #include "client/control_flow/gradient_state.h"
@@ -151,6 +158,12 @@ class WhileGradientBuilder {
     MarkForward(exit, parent_frame_);
     forward_add_ = add.node();
     forward_count_ = exit;
+    // The increment waits for this iteration's pushes, dead ones included.
+    auto sync = ops::ControlTrigger(f.WithOpName("forward_sync").WithControlDependencies(forward_index_));
+    AF_RETURN_IF_ERROR(scope_.status());
+    MarkForward(sync.operation, loop_.frame);
+    forward_sync_ = sync.operation.node();
+    AddControlInput(graph_, forward_sync_, forward_add_);
     return Status::OK();
   }
 
@@ -169,6 +182,10 @@ class WhileGradientBuilder {
     AF_RETURN_IF_ERROR(scope_.status());
     ReplaceInput(graph_, merge.node(), 1, next);
     backward_sub_ = sub.node();
+    auto sync = ops::ControlTrigger(b.WithOpName("backward_sync").WithControlDependencies(pivot_));
+    AF_RETURN_IF_ERROR(scope_.status());
+    backward_sync_ = sync.operation.node();
+    AddControlInput(graph_, backward_sync_, backward_sub_);
     return Status::OK();
   }
 
@@ -277,16 +294,90 @@ class WhileGradientBuilder {
     AF_RETURN_IF_ERROR(scope_.status());
     MarkForward(push.operation, loop_.frame);
     AddControlInput(graph_, forward_index_.node(), push.operation.node());
-    AddControlInput(graph_, push.operation.node(), forward_add_);
+    AddControlInput(graph_, push.operation.node(), forward_sync_);
 
     Output pop_handle;
     AF_RETURN_IF_ERROR(EnterBackward(stack.handle, &pop_handle));
     auto pop = ops::StackPopV2(backward_outer_.WithOpName("stack_pop"), pop_handle, dtype);
     AF_RETURN_IF_ERROR(scope_.status());
     AddControlInput(graph_, pivot_.node(), pop.elem.node());
-    AddControlInput(graph_, pop.elem.node(), backward_sub_);
+    AddControlInput(graph_, pop.elem.node(), backward_sync_);
     it->second = pop.elem;
+    // Popped only where the forward value was pushed: in the same branches.
+    for (const BranchSide& side : BranchContext(value)) {
+      Node* gate = nullptr;
+      AF_RETURN_IF_ERROR(BranchGate(side, &gate));
+      AddControlInput(graph_, gate, pop.elem.node());
+    }
     *popped = pop.elem;
+    return Status::OK();
+  }
+
+  // One branch of a cond in the forward body: the cond's predicate and the
+  // side (Switch output 0: false, 1: true).
+  struct BranchSide {
+    Output pred;
+    int side = 0;
+    bool operator==(const BranchSide& o) const { return pred == o.pred && side == o.side; }
+  };
+  using Context = std::vector<BranchSide>;
+
+  static const Context& Deeper(const Context& a, const Context& b) {
+    return b.size() > a.size() ? b : a;
+  }
+
+  // The conds (outermost first) whose branches a forward value of this
+  // loop's body lies in: a Switch adds its side, a Merge closes the
+  // innermost, anything else is in the deepest context of its inputs.
+  const Context& BranchContext(const Output& value) {
+    static const Context kNone;
+    const Node* n = value.node();
+    if (!state_->IsForward(n) || state_->NodeFrame(n) != loop_.frame || loop_.IsOwnStructure(n) ||
+        n->IsEnter())
+      return kNone;
+    const std::pair<const Node*, int> key{n, n->IsSwitch() ? value.index() : 0};
+    auto found = contexts_.find(key);
+    if (found != contexts_.end()) return found->second;
+    Context ctx;
+    if (n->IsSwitch()) {
+      ctx = BranchContext(DataInput(n, 0));
+      ctx.push_back(BranchSide{DataInput(n, 1), value.index()});
+    } else {
+      for (const Edge* e : n->in_edges()) {
+        const Context& in = e->IsControlEdge() ? NodeContext(e->src())
+                                               : BranchContext(Output(e->src(), e->src_output()));
+        ctx = Deeper(ctx, in);
+      }
+      if (n->IsMerge() && !ctx.empty()) ctx.pop_back();
+    }
+    return contexts_[key] = std::move(ctx);
+  }
+
+  // A control edge leaves a node, not an output: a Switch's is the deeper
+  // of its two sides' (rare; switch_t and switch_f are Identities).
+  const Context& NodeContext(const Node* n) {
+    if (!n->IsSwitch()) return BranchContext(Output(const_cast<Node*>(n), 0));
+    return Deeper(BranchContext(Output(const_cast<Node*>(n), 0)),
+                  BranchContext(Output(const_cast<Node*>(n), 1)));
+  }
+
+  // Live in a backward iteration exactly when the forward iteration took
+  // `side` of the cond: an Identity of a Switch of the popped predicate.
+  Status BranchGate(const BranchSide& side, Node** gate) {
+    for (const auto& [known, node] : gates_) {
+      if (known == side) {
+        *gate = node;
+        return Status::OK();
+      }
+    }
+    Output pred;
+    AF_RETURN_IF_ERROR(Pop(side.pred, &pred));
+    auto sw = ops::Switch(backward_outer_.WithOpName("branch_gate_switch"), pred, pred);
+    Output taken = ops::Identity(backward_outer_.WithOpName("branch_gate"),
+                                 side.side == 1 ? sw.output_true : sw.output_false);
+    AF_RETURN_IF_ERROR(scope_.status());
+    gates_.emplace_back(side, taken.node());
+    *gate = taken.node();
     return Status::OK();
   }
 
@@ -356,11 +447,15 @@ class WhileGradientBuilder {
   int loop_first_id_ = 0;
   Output forward_index_, forward_count_, loop_cond_, pivot_;
   Node* forward_add_ = nullptr;
+  Node* forward_sync_ = nullptr;
   Node* backward_sub_ = nullptr;
+  Node* backward_sync_ = nullptr;
   std::vector<int> grad_vars_, grad_invs_;
   std::vector<Output> var_identities_, var_exits_, inv_identities_, inv_exits_;
   std::vector<Node*> var_merges_, inv_merges_;
   std::map<std::pair<const Node*, int>, Output> popped_, entered_;
+  std::map<std::pair<const Node*, int>, Context> contexts_;
+  std::vector<std::pair<BranchSide, Node*>> gates_;
 };
 
 }  // namespace

@@ -237,6 +237,78 @@ BOOST_AUTO_TEST_CASE(the_same_loop_differentiated_many_steps_in_a_row) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(while_gradient_with_a_cond_in_the_body) {
+  // v <- (sum(v) > 0) ? sin(v) * w : v * u - w, for 6 iterations: which
+  // branch runs changes from iteration to iteration, and each branch reads
+  // loop invariants; a nested cond in the true branch too.
+  Scope root = Scope::NewRootScope();
+  auto v0 = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2}));
+  auto w = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2}));
+  auto u = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2}));
+  std::vector<Output> out;
+  int true_branches = 0;
+  Status s = WhileLoop(
+      root, {ops::Const(root, 0), v0}, CountBelow(6),
+      [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
+        auto positive = ops::Greater(sc, ops::Sum(sc, v[1], {0}), 0.0);
+        std::vector<Output> picked;
+        AF_RETURN_IF_ERROR(Cond(
+            sc, positive,
+            [&](const Scope& b, std::vector<Output>* r) {
+              ++true_branches;
+              auto odd = ops::Equal(b, ops::FloorMod(b, v[0], 2), 1);
+              return Cond(
+                  b, odd,
+                  [&](const Scope& bb, std::vector<Output>* rr) {
+                    *rr = {ops::Mul(bb, ops::Sin(bb, v[1]), w)};
+                    return bb.status();
+                  },
+                  [&](const Scope& bb, std::vector<Output>* rr) {
+                    *rr = {ops::Mul(bb, ops::Cos(bb, v[1]), u)};
+                    return bb.status();
+                  },
+                  r);
+            },
+            [&](const Scope& b, std::vector<Output>* r) {
+              *r = {ops::Sub(b, ops::Mul(b, v[1], u), w)};
+              return b.status();
+            },
+            &picked));
+        *next = {ops::Add(sc, v[0], 1), picked[0]};
+        return sc.status();
+      },
+      &out);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  BOOST_TEST(true_branches == 1);  // built once, run per iteration
+  // Values that send the loop through both branches (checked below).
+  Tensor v0v = Tensor::FromVector<double>({0.4, -0.1}, TensorShape({2}));
+  Tensor wv = Tensor::FromVector<double>({0.9, -1.3}, TensorShape({2}));
+  Tensor uv = Tensor::FromVector<double>({-0.7, 0.5}, TensorShape({2}));
+  int taken_true = 0;
+  std::vector<double> x = {0.4, -0.1};
+  for (int i = 0; i < 6; ++i) {
+    std::vector<double> nx(2);
+    if (x[0] + x[1] > 0) {
+      ++taken_true;
+      for (int k = 0; k < 2; ++k)
+        nx[k] = i % 2 == 1 ? std::sin(x[k]) * wv.data<double>()[k]
+                           : std::cos(x[k]) * uv.data<double>()[k];
+    } else {
+      for (int k = 0; k < 2; ++k) nx[k] = x[k] * uv.data<double>()[k] - wv.data<double>()[k];
+    }
+    x = nx;
+  }
+  BOOST_TEST_REQUIRE(taken_true > 0);
+  BOOST_TEST_REQUIRE(taken_true < 6);
+  ClientSession session(root);
+  std::vector<Tensor> r;
+  BOOST_TEST_REQUIRE(session.Run({{v0, v0v}, {w, wv}, {u, uv}}, {out[1]}, &r).ok());
+  BOOST_TEST(std::abs(r[0].data<double>()[0] - x[0]) < 1e-12);
+  BOOST_TEST(std::abs(r[0].data<double>()[1] - x[1]) < 1e-12);
+  double err = GradientError(root, {v0, w, u}, {v0v, wv, uv}, {out[1]});
+  BOOST_TEST(err < 1e-6, err);
+}
+
 BOOST_AUTO_TEST_CASE(tensor_array_rnn_in_a_loop) {
   // The RNN pattern: inputs unstacked into a TensorArray, read at step t,
   // h <- tanh(x_t W + h U), every h written to a second TensorArray and
