@@ -9,7 +9,7 @@ AF_MARCH ?=
 CMAKE_FLAGS ?=
 SANITIZER_DIR := $(CURDIR)/tests/sanitizers
 
-.PHONY: all deps configure build demo demo-cluster compare test test-slow test-asan test-tsan bench clean \
+.PHONY: all deps configure build demo demo-cluster compare compare-lstm test test-slow test-asan test-tsan bench clean \
   fresh-machine-test package fresh-machine-package-test
 
 all: build
@@ -60,6 +60,15 @@ compare: configure
 	/usr/bin/time -f "actorflow peak RSS %M KiB" $(BUILD)/bin/fashion_mnist $(DEMO_FLAGS) --logdir $(BUILD)/demo-logdir --progress false
 	@test -f $(PEER) || (echo "compare: no peer script at $(PEER) (set PEER=...)"; exit 1)
 	/usr/bin/time -f "pytorch peak RSS %M KiB" /usr/bin/python3 $(PEER) --model cnn --batch 64 --epochs 1 --threads 2
+
+# The LSTM of examples/lstm_fashion_mnist per batch (forward, forward+backward)
+# beside PyTorch's nn.LSTM, tuned as ../shared/peers/README.md says.
+compare-lstm: configure
+	@AF_PEER_DEPS=1 bash scripts/install-deps.sh
+	@cmake --build $(BUILD) -j $(JOBS) --target bench_loop
+	$(BUILD)/bin/bench_loop --lstm-only
+	OMP_WAIT_POLICY=PASSIVE LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1 \
+	  /usr/bin/python3 bench/peers/torch_lstm.py --threads 2
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow $(CTEST_ARGS)

@@ -14,9 +14,11 @@ packages=(
   libssl-dev            # libcrypto: HMAC proofs of the cluster secret (libcaf-dev pulls it in too)
   dataset-fashion-mnist # the data `make demo` trains on (/usr/share/datasets)
 )
-# `make compare` also runs the PyTorch peer (../shared/peers): AF_PEER_DEPS=1.
+# `make compare` and `make compare-lstm` also run PyTorch peers: AF_PEER_DEPS=1.
+# OpenBLAS: Debian's torch calls whatever libblas.so.3 the alternatives
+# system points at, and the reference BLAS it pulls in is ~10x slower.
 if [ "${AF_PEER_DEPS:-0}" = 1 ]; then
-  packages+=(python3-torch python3-numpy)
+  packages+=(python3-torch python3-numpy libopenblas0-pthread libjemalloc2)
 fi
 
 missing=()
