@@ -166,12 +166,18 @@ BOOST_AUTO_TEST_CASE(a_non_chief_times_out_naming_the_variables_it_waits_for) {
 BOOST_AUTO_TEST_CASE(a_non_chief_starts_once_the_chief_has_initialized) {
   Scope root = Scope::NewRootScope();
   LinearModel model(root);
+  // The worker builds its own copy of the graph, as a worker process does:
+  // the chief adds its init ops to its graph while the worker's session
+  // reads the worker's (one graph shared by two threads would race). The
+  // variables are shared by name through the process's containers.
+  Scope worker_root = Scope::NewRootScope();
+  LinearModel worker_model(worker_root);
   MonitoredTrainingSessionOptions worker = Options();
   worker.is_chief = false;
   worker.wait_for_init_ms = 20000;
   auto waiting = std::async(std::launch::async, [&] {
     std::unique_ptr<MonitoredTrainingSession> session;
-    Status s = MonitoredTrainingSession::Create(root, worker, &session);
+    Status s = MonitoredTrainingSession::Create(worker_root, worker, &session);
     return std::make_pair(s, std::move(session));
   });
   // Not ready while nobody initialized.
@@ -182,8 +188,8 @@ BOOST_AUTO_TEST_CASE(a_non_chief_starts_once_the_chief_has_initialized) {
   BOOST_TEST_REQUIRE((waiting.wait_for(std::chrono::seconds(25)) == std::future_status::ready));
   auto [s, session] = waiting.get();
   BOOST_TEST_REQUIRE(s.ok(), s);
-  BOOST_TEST(Read(*session->session(), model.w) == Read(*chief->session(), model.w));
-  BOOST_TEST_REQUIRE(session->Run({}, {}, {model.train}, nullptr).ok());
+  BOOST_TEST(Read(*session->session(), worker_model.w) == Read(*chief->session(), model.w));
+  BOOST_TEST_REQUIRE(session->Run({}, {}, {worker_model.train}, nullptr).ok());
 }
 
 BOOST_AUTO_TEST_CASE(a_step_that_loses_the_ps_state_is_recovered_from_the_checkpoint) {
