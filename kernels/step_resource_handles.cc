@@ -1,9 +1,5 @@
 #include "kernels/step_resource_handles.h"
 
-#include <utility>
-
-#include "core/device_base.h"
-
 namespace af {
 
 Status StepResourcesOf(OpKernelContext* ctx, StepResources** out) {
@@ -16,13 +12,7 @@ Status StepResourcesOf(OpKernelContext* ctx, StepResources** out) {
 
 Tensor MakeStepResourceHandle(OpKernelContext* ctx, const std::string& name,
                               const std::string& type_name) {
-  ResourceHandle handle;
-  handle.device = ctx->device() != nullptr ? ctx->device()->name() : "";
-  handle.container = kStepContainer;
-  handle.name = name;
-  handle.maybe_type_name = type_name;
-  handle.hash_code = ResourceTypeHash(type_name);
-  return MakeResourceHandleTensor(std::move(handle));
+  return MakeDeviceResourceHandle(ctx, StepResources::kContainer, name, type_name);
 }
 
 }  // namespace af

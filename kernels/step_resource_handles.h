@@ -6,15 +6,11 @@
 #include <string>
 
 #include "core/op_kernel.h"
-#include "core/resource_handle.h"
 #include "core/step_resources.h"
 #include "core/tensor.h"
+#include "kernels/resource_handles.h"
 
 namespace af {
-
-// Per-step resources handles are in this container, so that a DebugString
-// of a handle says what it is.
-inline constexpr const char* kStepContainer = "_step";
 
 // The step's resources; FAILED_PRECONDITION naming the node when the kernel
 // runs outside an executor step.
@@ -29,13 +25,9 @@ template <typename T>
 Status LookupStepResource(OpKernelContext* ctx, int input, const char* what, ResourceRef<T>* out) {
   StepResources* resources = nullptr;
   AF_RETURN_IF_ERROR(StepResourcesOf(ctx, &resources));
-  const ResourceHandle* handle = nullptr;
-  AF_RETURN_IF_ERROR(ctx->NodeError(GetResourceHandle(ctx->input(input), what, &handle)));
-  const std::string here = ctx->device() != nullptr ? ctx->device()->name() : "";
-  if (!handle->device.empty() && !here.empty() && handle->device != here)
-    return ctx->NodeError(errors::InvalidArgument(what, " '", handle->name, "' lives on ",
-                                                  handle->device, ", not on ", here));
-  return ctx->NodeError(resources->Lookup<T>(handle->name, out));
+  std::string container, name;
+  AF_RETURN_IF_ERROR(ResolveHandleInput(ctx, input, what, &container, &name));
+  return ctx->NodeError(resources->Lookup<T>(name, out));
 }
 
 }  // namespace af

@@ -10,6 +10,7 @@
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
 #include "kernels/array/array_kernel_util.h"
+#include "core/resource_handle.h"
 #include "kernels/step_resource_handles.h"
 #include "kernels/tensor_array/tensor_array.h"
 
