@@ -9,6 +9,7 @@
 #include <caf/io/middleman.hpp>
 #include <caf/uniform_type_info_map.hpp>
 
+#include "actors/embedding.h"
 #include "actors/interfaces.h"
 #include "actors/peer_auth.h"
 
@@ -19,8 +20,10 @@ class RuntimeConfig : public caf::actor_system_config {
  public:
   RuntimeConfig() {
     load<caf::io::middleman>();
-    RegisterMessageTypes(*this);
-    RegisterStatusErrors(*this);  // refusals render as "UNAUTHENTICATED: ..."
+    // What an embedding application's config gets too: message types, the
+    // error category (refusals render as "UNAUTHENTICATED: ..."), no
+    // automatic connections.
+    RegisterActorflowTypes(*this);
     // One scheduler thread per core (CAF's default is at least 4, which
     // oversubscribes small machines and slows every hand-off).
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
@@ -31,12 +34,6 @@ class RuntimeConfig : public caf::actor_system_config {
     // latency on every Run from a client thread.
     set("work-stealing.aggressive-poll-attempts", 1000);
     set("work-stealing.moderate-poll-attempts", 0);
-    // No automatic connections: servers that a session introduces to each
-    // other are connected by one of them dialing the other at OpenSession
-    // (actors/worker/peer_connections.h). With automatic connections both
-    // dialed at once, and a first step's tensors going both ways between
-    // them were sometimes lost.
-    set("middleman.enable-automatic-connections", false);
   }
 };
 
@@ -59,7 +56,7 @@ Status CheckEmbeddable(caf::actor_system& system) {
         "UseActorSystem: Actorflow's message types are not registered; call "
         "RegisterActorflowTypes(cfg) before creating the system");
   }
-  // See RuntimeConfig: servers introduced to each other must not both dial.
+  // See RegisterActorflowTypes: servers introduced to each other must not both dial.
   if (caf::get_or(system.config(), "middleman.enable-automatic-connections", false)) {
     return errors::FailedPrecondition(
         "UseActorSystem: middleman.enable-automatic-connections must be false");

@@ -12,11 +12,11 @@
 
 #include "actors/actor_system_holder.h"
 #include "actors/cluster_connect.h"
+#include "actors/master/local_master.h"
 #include "actors/master/master_actor.h"
 #include "actors/master/master_service.h"
 #include "actors/peer_auth.h"
 #include "actors/queue/queue_factory.h"
-#include "actors/worker/data_plane.h"
 #include "actors/worker/worker_actor.h"
 #include "core/cluster_spec.h"
 
@@ -49,6 +49,11 @@ void RegisterActorflowTypes(caf::actor_system_config& cfg) {
   actors::RegisterStatusErrors(cfg);
   cfg.add_message_type<WorkerLost>("af.WorkerLost");
   cfg.add_message_type<StepAborted>("af.StepAborted");
+  // No automatic connections: servers that a session introduces to each
+  // other are connected by one of them dialing the other at OpenSession
+  // (actors/worker/peer_connections.h). With automatic connections both
+  // dialed at once, and a first step's tensors going both ways between
+  // them were sometimes lost.
   cfg.set("middleman.enable-automatic-connections", false);
 }
 
@@ -136,39 +141,23 @@ Status EmbeddedRuntime::Create(caf::actor_system& system, const EmbeddedOptions&
   }
   actors::InstallQueueFactory();  // kernels create queues as actors of this system
 
-  actors::WorkerOptions local;
-  local.num_cpu_devices = options.num_cpu_devices;
-  local.threads_per_device = options.threads_per_device;
-  local.cluster_secret = options.cluster_secret;
-  if (!options.remote_tasks.empty() && !IsVirtualAddress(options.remote_tasks.front().address)) {
-    local.data_plane = actors::DataPlane::Start(
-        actors::ClientDataPlaneHost(options.remote_tasks.front().address,
-                                    !options.cluster_secret.empty()),
-        options.cluster_secret);
-  }
-  impl->worker = actors::SpawnWorkerActor(system, local);
-  std::vector<actors::MasterWorker> workers{actors::MasterWorker{impl->worker, "local", false}};
-  std::vector<actors::worker_actor> remotes;
-  Status s = actors::ConnectToTasks(system, options.remote_tasks,
-                                    Clock::now() + options.setup_timeout, &remotes,
-                                    options.cluster_secret);
+  actors::LocalMasterOptions o;
+  o.worker.num_cpu_devices = options.num_cpu_devices;
+  o.worker.threads_per_device = options.threads_per_device;
+  o.worker.cluster_secret = options.cluster_secret;
+  o.remote_tasks = options.remote_tasks;
+  o.setup_timeout = options.setup_timeout;
+  impl->events = system.spawn(EventHub);
+  o.health.interval = options.heartbeat_interval;
+  o.health.lost_after = options.worker_lost_after;
+  o.health.events = impl->events;
+  // No local plans: a cached step would otherwise run on the thread that
+  // asks, and the askers here are actors.
+  Status s = actors::StartLocalMaster(system, std::move(o), &impl->worker, &impl->master);
   if (!s.ok()) {
     impl->Stop();
     return s;
   }
-  for (size_t i = 0; i < remotes.size(); ++i) {
-    workers.push_back(
-        actors::MasterWorker{std::move(remotes[i]), options.remote_tasks[i].address, true});
-  }
-  impl->events = system.spawn(EventHub);
-  actors::HealthCheckOptions health;
-  health.interval = options.heartbeat_interval;
-  health.lost_after = options.worker_lost_after;
-  health.events = impl->events;
-  // No local plans: a cached step would otherwise run on the thread that
-  // asks, and the askers here are actors.
-  impl->master = actors::SpawnMasterActor(system, std::move(workers), nullptr, health,
-                                          options.cluster_secret);
 
   auto call = std::make_shared<InitCall>();
   call->deadline = Clock::now() + options.setup_timeout;

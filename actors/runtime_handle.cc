@@ -15,12 +15,11 @@
 #include "actors/cluster_connect.h"
 #include "actors/interfaces.h"
 #include "actors/local_step.h"
+#include "actors/master/local_master.h"
 #include "actors/master/master_actor.h"
 #include "actors/master/remote_master.h"
 #include "actors/queue/queue_factory.h"
-#include "actors/worker/data_plane.h"
 #include "actors/worker/worker_actor.h"
-#include "core/fault_injection/fault_injector.h"
 #include "core/cluster_spec.h"
 
 namespace af {
@@ -76,50 +75,19 @@ struct RuntimeHandle::Impl {
   // The session's master in this process, over this process's worker and
   // the remote tasks.
   Status StartMaster(const RuntimeOptions& options) {
-    std::vector<actors::MasterWorker> workers;
-    actors::WorkerOptions local;
-    local.num_cpu_devices = options.num_cpu_devices;
-    local.threads_per_device = options.threads_per_device;
-    local.stall_warning_after = options.stall_warning_after;
-    local.stall_log = options.stall_log;
-    local.local_partitions = local_partitions;
-    local.cluster_secret = options.cluster_secret;
-    // $ACTORFLOW_FAULTS configures every process of a cluster, this one too
-    // (its worker is /job:localhost/replica:0/task:0, which selectors name).
-    AF_RETURN_IF_ERROR(faults::FaultInjector::Create(
-        "",
-        "/job:" + local.job + "/replica:" + std::to_string(local.replica) +
-            "/task:" + std::to_string(local.task),
-        &local.faults));
-    // (Tasks of a virtual cluster share this process: no data plane.)
-    if (!options.remote_tasks.empty() &&
-        !IsVirtualAddress(options.remote_tasks.front().address)) {
-      local.data_plane = actors::DataPlane::Start(
-          actors::ClientDataPlaneHost(options.remote_tasks.front().address,
-                                      !options.cluster_secret.empty()),
-          options.cluster_secret);
-    }
-    local_worker = actors::SpawnWorkerActor(*system, local);
-    workers.push_back(actors::MasterWorker{local_worker, "local", false});
-    std::vector<worker_actor> remotes;
-    AF_RETURN_IF_ERROR(actors::ConnectToTasks(
-        *system, options.remote_tasks, Clock::now() + options.setup_timeout, &remotes,
-        options.cluster_secret));
-    for (size_t i = 0; i < remotes.size(); ++i) {
-      workers.push_back(
-          actors::MasterWorker{std::move(remotes[i]), options.remote_tasks[i].address, true});
-    }
-    actors::HealthCheckOptions health;
-    health.interval = options.heartbeat_interval;
-    health.lost_after = options.worker_lost_after;
-    // A step of this process's own devices runs on the caller's thread
-    // once cached (actors/local_step.h), past the worker actor that injects
-    // compute delays; with those, every step takes the worker's path.
-    const bool delayed_steps = local.faults && !local.faults->spec().compute.is_none();
-    master = actors::SpawnMasterActor(*system, std::move(workers),
-                                      delayed_steps ? nullptr : local_plans, health,
-                                      options.cluster_secret);
-    return Status::OK();
+    actors::LocalMasterOptions o;
+    o.worker.num_cpu_devices = options.num_cpu_devices;
+    o.worker.threads_per_device = options.threads_per_device;
+    o.worker.stall_warning_after = options.stall_warning_after;
+    o.worker.stall_log = options.stall_log;
+    o.worker.local_partitions = local_partitions;
+    o.worker.cluster_secret = options.cluster_secret;
+    o.remote_tasks = options.remote_tasks;
+    o.setup_timeout = options.setup_timeout;
+    o.health.interval = options.heartbeat_interval;
+    o.health.lost_after = options.worker_lost_after;
+    o.local_plans = local_plans;
+    return actors::StartLocalMaster(*system, std::move(o), &local_worker, &master);
   }
 
   // The session's master in the target server; a proxy here speaks for it.

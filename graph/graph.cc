@@ -182,31 +182,32 @@ void Graph::ToGraphDef(tensorflow::GraphDef* out) const {
   out->Clear();
   *out->mutable_versions() = versions_;
   *out->mutable_library() = library_;
-  std::vector<const Edge*> data_in;
   for (const auto& node : nodes_) {
     if (!node) continue;
     tensorflow::NodeDef* def = out->add_node();
     *def = node->def_;
-    def->clear_input();
     if (!node->assigned_device_.empty()) def->set_device(node->assigned_device_);
+    WriteInputs(*node, def);
+  }
+}
 
-    data_in.clear();
-    for (const Edge* e : node->in_edges_) {
-      if (!e->IsControlEdge()) data_in.push_back(e);
+void Graph::WriteInputs(const Node& node, tensorflow::NodeDef* def) {
+  std::vector<const Edge*> data_in;
+  for (const Edge* e : node.in_edges_) {
+    if (!e->IsControlEdge()) data_in.push_back(e);
+  }
+  std::stable_sort(data_in.begin(), data_in.end(),
+                   [](const Edge* a, const Edge* b) { return a->dst_input() < b->dst_input(); });
+  def->clear_input();
+  for (const Edge* e : data_in) {
+    if (e->src_output() == 0) {
+      def->add_input(e->src()->name());
+    } else {
+      def->add_input(internal::StrCat(e->src()->name(), ":", e->src_output()));
     }
-    std::stable_sort(data_in.begin(), data_in.end(), [](const Edge* a, const Edge* b) {
-      return a->dst_input() < b->dst_input();
-    });
-    for (const Edge* e : data_in) {
-      if (e->src_output() == 0) {
-        def->add_input(e->src()->name());
-      } else {
-        def->add_input(internal::StrCat(e->src()->name(), ":", e->src_output()));
-      }
-    }
-    for (const Edge* e : node->in_edges_) {
-      if (e->IsControlEdge()) def->add_input("^" + e->src()->name());
-    }
+  }
+  for (const Edge* e : node.in_edges_) {
+    if (e->IsControlEdge()) def->add_input("^" + e->src()->name());
   }
 }
 

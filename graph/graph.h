@@ -142,6 +142,10 @@ class Graph {
   // are written to NodeDef.device when set.
   void ToGraphDef(tensorflow::GraphDef* out) const;
 
+  // Rewrites `def`'s input list from `node`'s edges, as ToGraphDef writes it
+  // (for passes that rewire edges and keep the NodeDef in step).
+  static void WriteInputs(const Node& node, tensorflow::NodeDef* def);
+
  private:
   const OpRegistry* registry_;
   std::vector<std::unique_ptr<Node>> nodes_;  // index = id; null when removed

@@ -1,26 +1,10 @@
 #include "client/control_flow/graph_edits.h"
 
-#include <algorithm>
-
 #include "core/node_def_util.h"
 
 namespace af {
 
-void SyncNodeDefInputs(Node* n) {
-  std::vector<const Edge*> data;
-  for (const Edge* e : n->in_edges())
-    if (!e->IsControlEdge()) data.push_back(e);
-  std::sort(data.begin(), data.end(),
-            [](const Edge* a, const Edge* b) { return a->dst_input() < b->dst_input(); });
-  tensorflow::NodeDef* def = n->mutable_def();
-  def->clear_input();
-  for (const Edge* e : data)
-    def->add_input(e->src_output() == 0
-                       ? e->src()->name()
-                       : internal::StrCat(e->src()->name(), ":", e->src_output()));
-  for (const Edge* e : n->in_edges())
-    if (e->IsControlEdge()) def->add_input("^" + e->src()->name());
-}
+void SyncNodeDefInputs(Node* n) { Graph::WriteInputs(*n, n->mutable_def()); }
 
 void ReplaceInput(Graph* g, Node* dst, int dst_input, const Output& src) {
   for (const Edge* e : dst->in_edges()) {
