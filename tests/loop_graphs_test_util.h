@@ -4,10 +4,14 @@
 // (tests/distributed), with the values they must compute.
 #pragma once
 
+#include <boost/test/unit_test.hpp>
+
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "client/session.h"
 #include "core/tensor.h"
 #include "core/tensor_proto.h"
 #include "proto/graph.pb.h"
@@ -183,6 +187,27 @@ inline int64_t ExpectedNestedTotal(int64_t m, int64_t n, int64_t total0) {
     total = s + 1;
   }
   return total;
+}
+
+// A session with `options` that has extended `graph`.
+inline std::unique_ptr<Session> SessionWithGraph(const SessionOptions& options,
+                                                 const tensorflow::GraphDef& graph) {
+  std::unique_ptr<Session> session;
+  Status s = Session::Create(options, &session);
+  BOOST_TEST_REQUIRE(s.ok(), s.ToString());
+  s = session->Extend(graph);
+  BOOST_TEST_REQUIRE(s.ok(), s.ToString());
+  return session;
+}
+
+// Runs the split loop for n iterations from acc0 and checks both results.
+inline void CheckSplitLoop(Session* session, int n, int acc0, bool cond_in_body) {
+  std::vector<Tensor> out;
+  Status s = session->Run({{"n", Tensor::Scalar<int32_t>(n)}, {"acc0", Tensor::Scalar<int32_t>(acc0)}},
+                          {"i_out", "acc_out"}, {}, &out);
+  BOOST_TEST_REQUIRE(s.ok(), "n=" << n << ": " << s.ToString());
+  BOOST_TEST(out[0].scalar<int32_t>() == n);
+  BOOST_TEST(out[1].scalar<int32_t>() == ExpectedSplitLoopAcc(n, acc0, cond_in_body), "n=" << n);
 }
 
 }  // namespace af::testing

@@ -219,13 +219,17 @@ caf::behavior Trainer(TrainerActor* self, EmbeddedSession session, Regression mo
   return {[](caf::ok_atom) {}};  // everything arrives as responses
 }
 
-TrainOutcome Wait(std::future<TrainOutcome>& future, seconds limit) {
-  if (future.wait_for(limit) != std::future_status::ready) {
-    TrainOutcome timed_out;
-    timed_out.status = errors::DeadlineExceeded("the application actor did not finish");
-    return timed_out;
-  }
+// The outcome, or `timed_out` when the actor does not finish within `limit`.
+template <typename Outcome>
+Outcome WaitFor(std::future<Outcome>& future, seconds limit, Outcome timed_out) {
+  if (future.wait_for(limit) != std::future_status::ready) return timed_out;
   return future.get();
+}
+
+TrainOutcome Wait(std::future<TrainOutcome>& future, seconds limit) {
+  TrainOutcome timed_out;
+  timed_out.status = errors::DeadlineExceeded("the application actor did not finish");
+  return WaitFor(future, limit, std::move(timed_out));
 }
 
 void TrainsByMessages() {
@@ -332,12 +336,9 @@ caf::behavior Watcher(WatcherActor* self, caf::actor events, EmbeddedSession ses
 }
 
 WatchOutcome WaitWatch(std::future<WatchOutcome>& future) {
-  if (future.wait_for(seconds(60)) != std::future_status::ready) {
-    WatchOutcome none;
-    none.run_status = errors::DeadlineExceeded("the watcher did not finish");
-    return none;
-  }
-  return future.get();
+  WatchOutcome none;
+  none.run_status = errors::DeadlineExceeded("the watcher did not finish");
+  return WaitFor(future, seconds(60), std::move(none));
 }
 
 // A kernel that fails at run time (CheckNumerics on a NaN) aborts the

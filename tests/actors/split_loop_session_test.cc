@@ -19,22 +19,13 @@ std::unique_ptr<Session> TwoCpuSession(const tensorflow::GraphDef& graph) {
   options.num_cpu_devices = 2;
   options.threads_per_device = 2;
   options.default_timeout_ms = 30000;
-  std::unique_ptr<Session> session;
-  Status s = Session::Create(options, &session);
-  BOOST_TEST_REQUIRE(s.ok(), s.ToString());
-  s = session->Extend(graph);
-  BOOST_TEST_REQUIRE(s.ok(), s.ToString());
-  return session;
+  return testing::SessionWithGraph(options, graph);
 }
 
 Tensor Int(int32_t v) { return Tensor::Scalar<int32_t>(v); }
 
 void CheckSplitLoop(Session* session, int n, bool cond_in_body) {
-  std::vector<Tensor> out;
-  Status s = session->Run({{"n", Int(n)}, {"acc0", Int(5)}}, {"i_out", "acc_out"}, {}, &out);
-  BOOST_TEST_REQUIRE(s.ok(), "n=" << n << ": " << s.ToString());
-  BOOST_TEST(out[0].scalar<int32_t>() == n);
-  BOOST_TEST(out[1].scalar<int32_t>() == ExpectedSplitLoopAcc(n, 5, cond_in_body), "n=" << n);
+  testing::CheckSplitLoop(session, n, 5, cond_in_body);
 }
 
 SplitLoopOptions Options(int parallel_iterations) {

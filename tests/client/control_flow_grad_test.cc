@@ -5,6 +5,7 @@
 #include "client/client_session.h"
 #include "client/control_flow/cond.h"
 #include "client/control_flow/while_loop.h"
+#include "control_flow_test_util.h"
 #include "grad_test_util.h"
 
 namespace af {
@@ -13,12 +14,7 @@ namespace {
 using testing::GradientError;
 using testing::RandomTensor;
 
-WhileCondFn CountBelow(int limit) {
-  return [limit](const Scope& s, const std::vector<Output>& v, Output* c) {
-    *c = ops::Less(s, v[0], limit);
-    return s.status();
-  };
-}
+using testing::CountBelow;
 
 BOOST_AUTO_TEST_SUITE(control_flow_gradients)
 

@@ -9,17 +9,13 @@
 #include "client/control_flow/cond.h"
 #include "client/control_flow/while_loop.h"
 #include "client/standard_ops.h"
+#include "control_flow_test_util.h"
 #include "core/node_def_util.h"
 
 namespace af {
 namespace {
 
-WhileCondFn LessThan(int limit) {
-  return [limit](const Scope& s, const std::vector<Output>& v, Output* c) {
-    *c = ops::Less(s, v[0], limit);
-    return s.status();
-  };
-}
+using testing::CountBelow;
 
 Tensor RunOne(const Scope& root, const Output& fetch, const ClientSession::FeedType& feeds = {}) {
   ClientSession session(root);
@@ -36,7 +32,7 @@ BOOST_AUTO_TEST_CASE(builds_tensorflows_node_names_and_frame) {
   auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
   std::vector<Output> out;
   Status s = WhileLoop(
-      root, {ops::Const(root, 0), x}, LessThan(10),
+      root, {ops::Const(root, 0), x}, CountBelow(10),
       [](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
         *next = {ops::Add(sc, v[0], 1), ops::Mul(sc, v[1], 2.0f)};
         return sc.status();
@@ -92,7 +88,7 @@ BOOST_AUTO_TEST_CASE(reads_tensors_from_outside_through_one_constant_enter_each)
   auto v0 = ops::Const(root, {{1.0, 1.0}});
   std::vector<Output> out;
   Status s = WhileLoop(
-      root, {ops::Const(root, 0), v0}, LessThan(3),
+      root, {ops::Const(root, 0), v0}, CountBelow(3),
       [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
         auto h = ops::MatMul(sc, v[1], w);
         // w read twice; the second read adds sum(w) - 10 = 0.
@@ -120,7 +116,7 @@ BOOST_AUTO_TEST_CASE(constants_in_the_body_run_every_iteration) {
   Scope root = Scope::NewRootScope();
   std::vector<Output> out;
   Status s = WhileLoop(
-      root, {ops::Const(root, 0), ops::Const(root, 1.0f)}, LessThan(5),
+      root, {ops::Const(root, 0), ops::Const(root, 1.0f)}, CountBelow(5),
       [](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
         *next = {ops::Add(sc, v[0], ops::Const(sc, 1)), ops::Mul(sc, v[1], 3.0f)};
         return sc.status();
@@ -154,45 +150,12 @@ BOOST_AUTO_TEST_CASE(maximum_iterations_stops_a_loop_whose_condition_still_holds
 }
 
 BOOST_AUTO_TEST_CASE(nested_loops_with_a_cond_inside) {
-  // for i < 4: for j < 3: acc += (i+j) even ? i*j : 1
   Scope root = Scope::NewRootScope();
-  auto one = ops::Const(root.WithOpName("one"), 1.0);
   std::vector<Output> out;
-  Status s = WhileLoop(
-      root, {ops::Const(root, 0), ops::Const(root, 0.0)}, LessThan(4),
-      [&](const Scope& outer, const std::vector<Output>& ov, std::vector<Output>* onext) {
-        std::vector<Output> inner_out;
-        AF_RETURN_IF_ERROR(WhileLoop(
-            outer, {ops::Const(outer, 0), ov[1]}, LessThan(3),
-            [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
-              auto sum = ops::Add(sc, ov[0], v[0]);  // reads the outer loop's variable
-              auto even = ops::Equal(sc, ops::FloorMod(sc, sum, 2), 0);
-              std::vector<Output> picked;
-              AF_RETURN_IF_ERROR(Cond(
-                  sc, even,
-                  [&](const Scope& b, std::vector<Output>* r) {
-                    *r = {ops::Cast(b, ops::Mul(b, ov[0], v[0]), DT_DOUBLE)};
-                    return b.status();
-                  },
-                  [&](const Scope&, std::vector<Output>* r) {
-                    *r = {one};  // a tensor from outside both loops
-                    return Status::OK();
-                  },
-                  &picked));
-              *next = {ops::Add(sc, v[0], 1), ops::Add(sc, v[1], picked[0])};
-              return sc.status();
-            },
-            &inner_out));
-        *onext = {ops::Add(outer, ov[0], 1), inner_out[1]};
-        return outer.status();
-      },
-      &out);
+  Status s = testing::NestedLoopsWithCond(root, &out);
   BOOST_TEST_REQUIRE(s.ok(), s);
   BOOST_TEST(root.graph()->FindNode("while/while/Enter") != nullptr);
-  double expected = 0;
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 3; ++j) expected += (i + j) % 2 == 0 ? i * j : 1;
-  BOOST_TEST(RunOne(root, out[1]).scalar<double>() == expected);
+  BOOST_TEST(RunOne(root, out[1]).scalar<double>() == testing::NestedLoopsWithCondValue());
 }
 
 BOOST_AUTO_TEST_CASE(parallel_iterations_one_and_many_give_the_same_values) {
@@ -201,7 +164,7 @@ BOOST_AUTO_TEST_CASE(parallel_iterations_one_and_many_give_the_same_values) {
     WhileLoopOptions options;
     options.parallel_iterations = p;
     std::vector<Output> out;
-    BOOST_TEST_REQUIRE(WhileLoop(root, {ops::Const(root, 0), ops::Const(root, 0)}, LessThan(200),
+    BOOST_TEST_REQUIRE(WhileLoop(root, {ops::Const(root, 0), ops::Const(root, 0)}, CountBelow(200),
                                  [](const Scope& sc, const std::vector<Output>& v,
                                     std::vector<Output>* next) {
                                    *next = {ops::Add(sc, v[0], 1), ops::Add(sc, v[1], v[0])};
@@ -220,7 +183,7 @@ BOOST_AUTO_TEST_CASE(shape_invariants_let_a_shape_grow) {
     return sc.status();
   };
   std::vector<Output> out;
-  Status s = WhileLoop(root, {ops::Const(root, 0), ops::Const(root, {1.0f})}, LessThan(3), body,
+  Status s = WhileLoop(root, {ops::Const(root, 0), ops::Const(root, {1.0f})}, CountBelow(3), body,
                        &out);
   BOOST_TEST(s.code() == Code::INVALID_ARGUMENT);
   BOOST_TEST(s.message().find("shape invariant") != std::string::npos, s);
@@ -229,7 +192,7 @@ BOOST_AUTO_TEST_CASE(shape_invariants_let_a_shape_grow) {
   Scope root2 = Scope::NewRootScope();
   WhileLoopOptions options;
   options.shape_invariants = {PartialTensorShape({}), PartialTensorShape({-1})};
-  s = WhileLoop(root2, {ops::Const(root2, 0), ops::Const(root2, {1.0f})}, LessThan(3), body, &out,
+  s = WhileLoop(root2, {ops::Const(root2, 0), ops::Const(root2, {1.0f})}, CountBelow(3), body, &out,
                 options);
   BOOST_TEST_REQUIRE(s.ok(), s);
   BOOST_TEST(RunOne(root2, out[1]).NumElements() == 8);
@@ -243,7 +206,7 @@ BOOST_AUTO_TEST_CASE(refuses_bad_bodies_and_conditions_naming_the_loop) {
   {
     Scope root = Scope::NewRootScope();
     std::vector<Output> out;
-    expect(WhileLoop(root, {ops::Const(root, 0)}, LessThan(3),
+    expect(WhileLoop(root, {ops::Const(root, 0)}, CountBelow(3),
                      [](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* n) {
                        *n = {v[0], v[0]};
                        return sc.status();
@@ -255,7 +218,7 @@ BOOST_AUTO_TEST_CASE(refuses_bad_bodies_and_conditions_naming_the_loop) {
   {
     Scope root = Scope::NewRootScope();
     std::vector<Output> out;
-    expect(WhileLoop(root, {ops::Const(root, 0)}, LessThan(3),
+    expect(WhileLoop(root, {ops::Const(root, 0)}, CountBelow(3),
                      [](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* n) {
                        *n = {ops::Cast(sc, v[0], DT_FLOAT)};
                        return sc.status();
@@ -284,7 +247,7 @@ BOOST_AUTO_TEST_CASE(a_tensor_of_the_loop_used_outside_it_is_refused_when_built)
   Scope root = Scope::NewRootScope();
   Output leaked;
   std::vector<Output> out;
-  BOOST_TEST_REQUIRE(WhileLoop(root, {ops::Const(root, 0)}, LessThan(3),
+  BOOST_TEST_REQUIRE(WhileLoop(root, {ops::Const(root, 0)}, CountBelow(3),
                                [&](const Scope& sc, const std::vector<Output>& v,
                                    std::vector<Output>* n) {
                                  leaked = ops::Add(sc.WithOpName("inside"), v[0], 1);
@@ -304,7 +267,7 @@ BOOST_AUTO_TEST_CASE(a_control_dependency_into_the_loop_from_outside_is_refused)
   Scope root = Scope::NewRootScope();
   auto outside = ops::NoOp(root.WithOpName("setup"));
   std::vector<Output> out;
-  Status s = WhileLoop(root, {ops::Const(root, 0)}, LessThan(3),
+  Status s = WhileLoop(root, {ops::Const(root, 0)}, CountBelow(3),
                        [&](const Scope& sc, const std::vector<Output>& v,
                            std::vector<Output>* n) {
                          *n = {ops::Add(sc.WithControlDependencies({outside}).WithOpName("step"),
@@ -322,7 +285,7 @@ BOOST_AUTO_TEST_CASE(the_callers_control_dependencies_hold_the_loop_entry) {
   Scope root = Scope::NewRootScope();
   auto setup = ops::NoOp(root.WithOpName("setup"));
   std::vector<Output> out;
-  Status s = WhileLoop(root.WithControlDependencies({setup}), {ops::Const(root, 0)}, LessThan(3),
+  Status s = WhileLoop(root.WithControlDependencies({setup}), {ops::Const(root, 0)}, CountBelow(3),
                        [](const Scope& sc, const std::vector<Output>& v,
                           std::vector<Output>* n) {
                          *n = {ops::Add(sc, v[0], 1)};

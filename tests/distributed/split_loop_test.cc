@@ -30,12 +30,7 @@ struct TwoServers {
     SessionOptions options;
     options.remote_workers = {one.address(), two.address()};
     options.default_timeout_ms = 30000;
-    std::unique_ptr<Session> session;
-    Status s = Session::Create(options, &session);
-    BOOST_TEST_REQUIRE(s.ok(), s.ToString());
-    s = session->Extend(graph);
-    BOOST_TEST_REQUIRE(s.ok(), s.ToString());
-    return session;
+    return testing::SessionWithGraph(options, graph);
   }
   ServerProcess one, two;
 };
@@ -43,11 +38,7 @@ struct TwoServers {
 Tensor Int(int32_t v) { return Tensor::Scalar<int32_t>(v); }
 
 void CheckSplitLoop(Session* session, int n, bool cond_in_body) {
-  std::vector<Tensor> out;
-  Status s = session->Run({{"n", Int(n)}, {"acc0", Int(-4)}}, {"i_out", "acc_out"}, {}, &out);
-  BOOST_TEST_REQUIRE(s.ok(), "n=" << n << ": " << s.ToString());
-  BOOST_TEST(out[0].scalar<int32_t>() == n);
-  BOOST_TEST(out[1].scalar<int32_t>() == ExpectedSplitLoopAcc(n, -4, cond_in_body), "n=" << n);
+  testing::CheckSplitLoop(session, n, -4, cond_in_body);
 }
 
 BOOST_AUTO_TEST_CASE(a_loop_body_split_over_two_server_processes) {
