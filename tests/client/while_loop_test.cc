@@ -256,7 +256,7 @@ BOOST_AUTO_TEST_CASE(a_tensor_of_the_loop_used_outside_it_is_refused_when_built)
                                },
                                &out)
                          .ok());
-  auto bad = ops::Mul(root.WithOpName("outside"), leaked, 2);
+  ops::Mul(root.WithOpName("outside"), leaked, 2);
   Status s = root.status();
   BOOST_TEST(s.code() == Code::INVALID_ARGUMENT);
   for (const char* part : {"'outside'", "'while/inside:0'", "the root frame", "'while/while_context'"})
