@@ -13,6 +13,8 @@
 #include <caf/execution_unit.hpp>
 #include <caf/message_id.hpp>
 
+#include "core/tsan_handoff.h"
+
 namespace af::actors {
 
 inline caf::execution_unit*& CurrentExecutionUnit() {
@@ -21,12 +23,14 @@ inline caf::execution_unit*& CurrentExecutionUnit() {
 }
 
 // Marks the current thread as running a handler of the actor `self` for
-// the scope's lifetime.
+// the scope's lifetime. Handlers that take messages from SendFromAnyThread
+// open one, so it also acquires what those senders released.
 class HandlerScope {
  public:
   template <class Self>
   explicit HandlerScope(Self* self) : saved_(CurrentExecutionUnit()) {
     CurrentExecutionUnit() = self->context();
+    TsanAcquireFrom(static_cast<const caf::abstract_actor*>(self));
   }
   ~HandlerScope() { CurrentExecutionUnit() = saved_; }
   HandlerScope(const HandlerScope&) = delete;
@@ -41,6 +45,7 @@ template <class Handle, class... Ts>
 void SendFromAnyThread(const Handle& dest, Ts&&... xs) {
   auto* target = caf::actor_cast<caf::abstract_actor*>(dest);
   if (target == nullptr) return;
+  TsanReleaseTo(target);
   target->eq_impl(caf::make_message_id(), nullptr, CurrentExecutionUnit(),
                   std::forward<Ts>(xs)...);
 }
@@ -52,6 +57,7 @@ template <class Handle, class... Ts>
 void SendFromAnyThreadAs(caf::strong_actor_ptr sender, const Handle& dest, Ts&&... xs) {
   auto* target = caf::actor_cast<caf::abstract_actor*>(dest);
   if (target == nullptr) return;
+  TsanReleaseTo(target);
   target->eq_impl(caf::make_message_id(), std::move(sender), CurrentExecutionUnit(),
                   std::forward<Ts>(xs)...);
 }
