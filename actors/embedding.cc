@@ -5,6 +5,7 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
+#include <caf/blocking_actor.hpp>
 #include <caf/deserializer.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/serializer.hpp>
@@ -176,6 +177,18 @@ Status EmbeddedRuntime::Create(caf::actor_system& system, const EmbeddedOptions&
   impl->session = actors::SpawnMasterSession(system, impl->master, caf::actor{});
   out->reset(new EmbeddedRuntime(std::move(impl)));
   return Status::OK();
+}
+
+void EmbeddedRuntime::CreateAsync(caf::actor_system& system, EmbeddedOptions options,
+                                  caf::actor reply_to) {
+  // A blocking actor always gets its own thread.
+  system.spawn([options = std::move(options), reply_to](caf::blocking_actor* self) {
+    std::unique_ptr<EmbeddedRuntime> runtime;
+    EmbeddedRuntimeCreated created;
+    created.status = Create(self->system(), options, &runtime);
+    created.runtime = std::move(runtime);
+    self->send(reply_to, created_atom::value, std::move(created));
+  });
 }
 
 EmbeddedSession EmbeddedRuntime::session() const { return impl_->session; }

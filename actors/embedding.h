@@ -43,8 +43,10 @@
 //
 // Thread rules: EmbeddedRuntime::Create waits for the workers to list
 // their devices, so call it from a plain thread, never from an actor's
-// handler; everything else is messages and never blocks. A Session
-// created after UseActorSystem runs in the application's system too.
+// handler. An actor calls EmbeddedRuntime::CreateAsync instead and gets
+// (created_atom, EmbeddedRuntimeCreated) back. Everything else is messages
+// and never blocks. A Session created after UseActorSystem runs in the
+// application's system too.
 #pragma once
 
 #include <chrono>
@@ -54,6 +56,8 @@
 #include <vector>
 
 #include <caf/actor.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
 #include <caf/fwd.hpp>
 
 #include "actors/health_events.h"
@@ -107,6 +111,15 @@ struct EmbeddedOptions {
   std::chrono::milliseconds worker_lost_after{1500};
 };
 
+class EmbeddedRuntime;
+
+// What EmbeddedRuntime::CreateAsync sends back, with created_atom.
+struct EmbeddedRuntimeCreated {
+  Status status;
+  std::shared_ptr<EmbeddedRuntime> runtime;  // null unless status is OK
+};
+using created_atom = caf::atom_constant<caf::atom("afcreated")>;
+
 // A session's actors in the application's system: a master, the local
 // worker with its device actors, the by-value session face and the health
 // event hub. Steps always go through the actors (never on a caller's
@@ -117,6 +130,13 @@ class EmbeddedRuntime {
   // worker listed its devices (at most options.setup_timeout).
   static Status Create(caf::actor_system& system, const EmbeddedOptions& options,
                        std::unique_ptr<EmbeddedRuntime>* out);
+  // The same for actors: Create runs on a detached actor of `system` (a
+  // thread of its own, so no scheduler thread waits), which then sends
+  // `reply_to` (created_atom, EmbeddedRuntimeCreated). The runtime lives as
+  // long as the receiver keeps the shared_ptr; keep the receiver referenced
+  // too, since CAF destroys an actor nothing refers to, state and all.
+  static void CreateAsync(caf::actor_system& system, EmbeddedOptions options,
+                          caf::actor reply_to);
   // Closes the session (without waiting) and stops the actors.
   ~EmbeddedRuntime();
   EmbeddedRuntime(const EmbeddedRuntime&) = delete;
@@ -147,3 +167,6 @@ wire::RunStepRequest MakeRunRequest(std::vector<std::pair<std::string, Tensor>> 
 Status ToStatus(const wire::WireStatus& status);
 
 }  // namespace af
+
+// Local only: the runtime is a handle to this process's actors.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(af::EmbeddedRuntimeCreated)

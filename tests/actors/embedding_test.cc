@@ -1,5 +1,6 @@
 // Actorflow embedded in an application's own CAF actor system
-// (actors/embedding.h): an application actor trains by messages only,
+// (actors/embedding.h): an application actor trains by messages only (on
+// a runtime made from a plain thread, or one it created by message),
 // subscribers get StepAborted and WorkerLost events, a badly prepared
 // system is refused, and the default path works again after release.
 //
@@ -21,6 +22,7 @@
 
 #include <boost/test/unit_test.hpp>
 #include <caf/actor_system.hpp>
+#include <caf/after.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/io/middleman.hpp>
@@ -260,6 +262,83 @@ void TrainsByMessages() {
   BOOST_TEST(released.ok(), released.ToString());
 }
 
+// --- An application actor that creates the runtime itself: CreateAsync
+// answers by message, so no handler waits for the workers to list devices.
+
+struct OwnerState {
+  OwnerState() = default;
+  std::shared_ptr<EmbeddedRuntime> runtime;
+  size_t devices = 0;
+  std::shared_ptr<std::promise<size_t>> dropped;  // the device count, once the runtime is gone
+};
+using OwnerActor = caf::stateful_actor<OwnerState>;
+
+caf::behavior Owner(OwnerActor* self, Regression model,
+                    std::shared_ptr<std::promise<TrainOutcome>> trained,
+                    std::shared_ptr<std::promise<size_t>> dropped) {
+  self->state.dropped = std::move(dropped);
+  EmbeddedRuntime::CreateAsync(self->system(), {}, caf::actor_cast<caf::actor>(self));
+  // The trainer ends after Close: then the owner lets the runtime go.
+  self->set_down_handler([=](caf::down_msg&) {
+    self->state.runtime.reset();
+    self->state.dropped->set_value(self->state.devices);
+    self->quit();
+  });
+  return {
+      [=](created_atom, EmbeddedRuntimeCreated& created) {
+        if (!created.status.ok()) {
+          TrainOutcome failed;
+          failed.status = created.status;
+          trained->set_value(std::move(failed));
+          self->state.dropped->set_value(0);
+          return self->quit();
+        }
+        self->state.runtime = std::move(created.runtime);
+        self->state.devices = self->state.runtime->devices().size();
+        auto trainer = self->spawn(Trainer, self->state.runtime->session(), model, trained);
+        self->monitor(trainer);
+      },
+  };
+}
+
+void ActorCreatesRuntime() {
+  AppConfig cfg;
+  caf::actor_system system{cfg};
+  Embedded embedded(system);
+  {
+    // Bad options come back as the message's status.
+    caf::scoped_actor client{system};
+    EmbeddedOptions bad;
+    bad.num_cpu_devices = 0;
+    EmbeddedRuntime::CreateAsync(system, bad, caf::actor_cast<caf::actor>(client));
+    Status refused = errors::Internal("no answer");
+    client->receive(
+        [&](created_atom, EmbeddedRuntimeCreated& created) {
+          refused = created.status;
+          BOOST_TEST(!created.runtime);
+        },
+        caf::after(seconds(30)) >> [&] { refused = errors::DeadlineExceeded("no answer"); });
+    BOOST_TEST((refused.code() == Code::INVALID_ARGUMENT), refused.ToString());
+    BOOST_TEST(refused.message().find("num_cpu_devices") != std::string::npos,
+               refused.ToString());
+  }
+  auto trained = std::make_shared<std::promise<TrainOutcome>>();
+  auto dropped = std::make_shared<std::promise<size_t>>();
+  auto trained_future = trained->get_future();
+  auto dropped_future = dropped->get_future();
+  // Held here: CAF destroys an actor nothing refers to, with its state.
+  caf::actor owner = system.spawn(Owner, BuildRegression(), trained, dropped);
+  TrainOutcome outcome = Wait(trained_future, seconds(120));
+  BOOST_TEST_REQUIRE(outcome.status.ok(), outcome.status.ToString());
+  BOOST_TEST_REQUIRE(outcome.losses.size() == static_cast<size_t>(kTrainSteps));
+  BOOST_TEST(outcome.losses.back() < 0.01f * outcome.losses.front());
+  BOOST_TEST(std::abs(outcome.w - 3.0f) < 0.2f);
+  BOOST_TEST_REQUIRE((dropped_future.wait_for(seconds(30)) == std::future_status::ready));
+  BOOST_TEST(dropped_future.get() == 1u);
+  Status released = ReleaseActorSystem();
+  BOOST_TEST(released.ok(), released.ToString());
+}
+
 // --- Health events.
 
 struct WatchOutcome {
@@ -494,6 +573,10 @@ BOOST_AUTO_TEST_SUITE(embedding)
 
 BOOST_AUTO_TEST_CASE(trains_by_messages_in_application_system) {
   RunEmbedded("trains_by_messages_in_application_system", TrainsByMessages);
+}
+
+BOOST_AUTO_TEST_CASE(an_actor_creates_the_runtime_by_message) {
+  RunEmbedded("an_actor_creates_the_runtime_by_message", ActorCreatesRuntime);
 }
 
 BOOST_AUTO_TEST_CASE(subscriber_gets_step_aborted) {
