@@ -4,17 +4,18 @@
 // sender wrote before sending then looks racy to whoever the handler passes
 // it on to (a device pool thread, a kernel's callback). The sender marks a
 // release on the receiving actor, the handler an acquire on itself. No-ops
-// in other builds.
+// in other builds. (AF_TSAN, not __SANITIZE_THREAD__: the build undefines
+// that one for protobuf's sake, see CMakeLists.txt.)
 #pragma once
 
-#if defined(__SANITIZE_THREAD__)
+#if defined(AF_TSAN)
 #include <sanitizer/tsan_interface.h>
 #endif
 
 namespace af {
 
 inline void TsanReleaseTo(const void* receiver) {
-#if defined(__SANITIZE_THREAD__)
+#if defined(AF_TSAN)
   __tsan_release(const_cast<void*>(receiver));
 #else
   (void)receiver;
@@ -22,7 +23,7 @@ inline void TsanReleaseTo(const void* receiver) {
 }
 
 inline void TsanAcquireFrom(const void* receiver) {
-#if defined(__SANITIZE_THREAD__)
+#if defined(AF_TSAN)
   __tsan_acquire(const_cast<void*>(receiver));
 #else
   (void)receiver;

@@ -249,7 +249,12 @@ BOOST_AUTO_TEST_CASE(a_hundred_workers_and_sixteen_ps_run_a_null_step) {
     clients.emplace_back([&, k] {
       Scope root = Scope::NewRootScope();
       Operation step = build(root, VirtualCluster::DeviceName("worker", k), nullptr);
-      ClientSession session(root, ClientOptions(cluster->ClientSpec("worker", k)));
+      // Failure detection is not under test: 101 sessions probing 116 tasks
+      // on two cores (slower still under ThreadSanitizer) must not be
+      // declared lost for a late heartbeat.
+      SessionOptions options = ClientOptions(cluster->ClientSpec("worker", k));
+      options.worker_lost_after_ms = 15000;
+      ClientSession session(root, options);
       Status s = session.status();
       for (int i = 0; i < 3 && s.ok(); ++i) s = session.Run({}, {}, {step}, nullptr);
       if (s.ok()) ++ok;

@@ -12,6 +12,7 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -32,11 +33,17 @@ bool Contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
+// Boost.Test's log is not thread-safe, and a non-chief logs from its own
+// thread: only the test's thread writes to it.
+const std::thread::id kTestThread = std::this_thread::get_id();
+
 MonitoredTrainingSessionOptions Options(std::vector<std::string>* log = nullptr) {
   MonitoredTrainingSessionOptions o;
   o.log = [log](const std::string& line) {
+    static std::mutex mu;
+    std::lock_guard<std::mutex> lock(mu);
     if (log != nullptr) log->push_back(line);
-    BOOST_TEST_MESSAGE(line);
+    if (std::this_thread::get_id() == kTestThread) BOOST_TEST_MESSAGE(line);
   };
   o.log_step_count_steps = 0;
   return o;
@@ -278,7 +285,11 @@ BOOST_AUTO_TEST_CASE(recovery_is_bounded_by_its_deadline) {
   BOOST_TEST_REQUIRE(MonitoredTrainingSession::Create(root, o, &session).ok());
   Status s = session->Run({}, {}, {model.train}, nullptr);
   BOOST_TEST(s.code() == Code::UNAVAILABLE, s);
-  BOOST_TEST(Contains(s.message(), "still failed after recovering"), s);
+  // Either the retried step failed again, or (on a slow machine, or under
+  // ThreadSanitizer) making the new session already used up the deadline.
+  BOOST_TEST((Contains(s.message(), "still failed after recovering") ||
+              Contains(s.message(), "within the recovery deadline (500 ms)")),
+             s);
   BOOST_TEST(session->recoveries() == 0);
 }
 

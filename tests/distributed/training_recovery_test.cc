@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <thread>
 
 #include <boost/test/unit_test.hpp>
@@ -195,16 +196,22 @@ BOOST_AUTO_TEST_CASE(a_ps_restarted_between_steps_is_recovered_from_the_latest_c
     s = t.Step(*session, steps == 0 ? &first_loss : &last_loss);
     BOOST_TEST_REQUIRE(s.ok(), s);
   }
-  Status restart_status;
+  // The launcher hands its result over through a future: the test thread
+  // read a plain Status the launcher wrote, with no ordering between them.
+  std::promise<Status> restart_promise;
+  std::future<Status> restart_future = restart_promise.get_future();
   {
     Launcher launcher([&] {
       ps.Stop(SIGKILL);
-      restart_status = restarted.Start(t.ps_args);
+      restart_promise.set_value(restarted.Start(t.ps_args));
     });
+    BOOST_TEST_REQUIRE(
+        (restart_future.wait_for(std::chrono::seconds(60)) == std::future_status::ready));
+    const Status restart_status = restart_future.get();
+    BOOST_TEST_REQUIRE(restart_status.ok(), restart_status);
     // Time for the master's heartbeats to notice the loss and take the new
     // process back (they probe every 250 ms).
     std::this_thread::sleep_for(std::chrono::seconds(3));
-    BOOST_TEST_REQUIRE(restart_status.ok(), restart_status);
     while (!session->ShouldStop() && steps < 2000) {
       s = t.Step(*session, &last_loss);
       BOOST_TEST_REQUIRE(s.ok(), s);
