@@ -104,4 +104,18 @@ Status Cond(const Scope& scope, const Output& pred, const CondBranchFn& true_fn,
   return s;
 }
 
+Status Cond(const Scope& scope, const Output& pred, const CondValueFn& true_fn,
+            const CondValueFn& false_fn, Output* output, const std::string& name) {
+  auto as_branch = [](const CondValueFn& fn) -> CondBranchFn {
+    return [&fn](const Scope& s, std::vector<Output>* r) {
+      *r = {fn(s)};
+      return s.status();
+    };
+  };
+  std::vector<Output> outputs;
+  AF_RETURN_IF_ERROR(Cond(scope, pred, as_branch(true_fn), as_branch(false_fn), &outputs, name));
+  *output = outputs[0];
+  return Status::OK();
+}
+
 }  // namespace af

@@ -12,7 +12,12 @@
 //       [&](const Scope& s, std::vector<Output>* r) { *r = {ops::Add(s, y, 1.f)}; return s.status(); },
 //       &out));
 //
-// Both branches must return as many tensors, of the same dtypes.
+// Both branches must return as many tensors, of the same dtypes. The
+// common case of one tensor each, as tf.cond(p, lambda: a, lambda: b):
+//
+//   Output z;
+//   AF_RETURN_IF_ERROR(Cond(root, pred, [&](const Scope& s) { return ops::Mul(s, x, 2.f); },
+//                           [&](const Scope& s) { return ops::Add(s, y, 1.f); }, &z));
 #pragma once
 
 #include <functional>
@@ -30,5 +35,10 @@ using CondBranchFn = std::function<Status(const Scope& scope, std::vector<Output
 Status Cond(const Scope& scope, const Output& pred, const CondBranchFn& true_fn,
             const CondBranchFn& false_fn, std::vector<Output>* outputs,
             const std::string& name = "cond");
+
+using CondValueFn = std::function<Output(const Scope& scope)>;
+
+Status Cond(const Scope& scope, const Output& pred, const CondValueFn& true_fn,
+            const CondValueFn& false_fn, Output* output, const std::string& name = "cond");
 
 }  // namespace af

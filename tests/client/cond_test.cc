@@ -48,25 +48,18 @@ BOOST_AUTO_TEST_CASE(only_the_taken_branch_runs) {
   Scope root = Scope::NewRootScope();
   auto p = ops::Placeholder(root, DT_BOOL);
   auto x = ops::Placeholder(root, DT_FLOAT, PartialTensorShape({-1}));
-  std::vector<Output> out;
+  Output out;
   BOOST_TEST_REQUIRE(Cond(root, p,
-                          [&](const Scope& b, std::vector<Output>* r) {
-                            *r = {ops::Reshape(b, x, {3})};
-                            return b.status();
-                          },
-                          [&](const Scope& b, std::vector<Output>* r) {
-                            *r = {ops::Reshape(b, x, {2, 2})};
-                            return b.status();
-                          },
-                          &out)
+                          [&](const Scope& b) { return Output(ops::Reshape(b, x, {3})); },
+                          [&](const Scope& b) { return Output(ops::Reshape(b, x, {2, 2})); }, &out)
                          .ok());
   ClientSession session(root);
   std::vector<Tensor> r;
   Tensor three = Tensor::FromVector<float>({1, 2, 3}, TensorShape({3}));
-  Status s = session.Run({{p, true}, {x, three}}, {out[0]}, &r);
+  Status s = session.Run({{p, true}, {x, three}}, {out}, &r);
   BOOST_TEST_REQUIRE(s.ok(), s);
   BOOST_TEST(r[0].NumElements() == 3);
-  BOOST_TEST(!session.Run({{p, false}, {x, three}}, {out[0]}, &r).ok());
+  BOOST_TEST(!session.Run({{p, false}, {x, three}}, {out}, &r).ok());
 }
 
 BOOST_AUTO_TEST_CASE(a_branch_may_return_an_outside_tensor_and_nest_conds) {

@@ -23,19 +23,12 @@ BOOST_AUTO_TEST_CASE(cond_gradient_flows_only_through_the_taken_branch) {
     Scope root = Scope::NewRootScope();
     auto x = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({3}));
     auto w = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({3}));
-    std::vector<Output> out;
+    Output out;
     BOOST_TEST_REQUIRE(Cond(root, ops::Const(root, taken),
-                            [&](const Scope& b, std::vector<Output>* r) {
-                              *r = {ops::Mul(b, ops::Mul(b, x, x), w)};
-                              return b.status();
-                            },
-                            [&](const Scope& b, std::vector<Output>* r) {
-                              *r = {ops::Sin(b, ops::Add(b, x, w))};
-                              return b.status();
-                            },
-                            &out)
+                            [&](const Scope& b) { return Output(ops::Mul(b, ops::Mul(b, x, x), w)); },
+                            [&](const Scope& b) { return Output(ops::Sin(b, ops::Add(b, x, w))); }, &out)
                            .ok());
-    auto y = ops::Add(root, out[0], x);  // x also reaches y outside the cond
+    auto y = ops::Add(root, out, x);  // x also reaches y outside the cond
     double err = GradientError(root, {x, w},
                                {RandomTensor(DT_DOUBLE, TensorShape({3})),
                                 RandomTensor(DT_DOUBLE, TensorShape({3}), -1, 1, 9)},
@@ -190,22 +183,15 @@ BOOST_AUTO_TEST_CASE(a_cond_after_a_loop_and_a_loop_in_a_cond_branch) {
   auto v0 = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2}));
   auto w = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2}));
   auto looped = SinLoop(root, v0, w, ops::Const(root, {0.1, 0.2}), 3);
-  std::vector<Output> out;
+  Output out;
   BOOST_TEST_REQUIRE(Cond(root, ops::Const(root, true),
-                          [&](const Scope& b, std::vector<Output>* r) {
-                            *r = {SinLoop(b, looped, w, v0, 2)};
-                            return b.status();
-                          },
-                          [&](const Scope& b, std::vector<Output>* r) {
-                            *r = {ops::Neg(b, looped)};
-                            return b.status();
-                          },
-                          &out)
+                          [&](const Scope& b) { return Output(SinLoop(b, looped, w, v0, 2)); },
+                          [&](const Scope& b) { return Output(ops::Neg(b, looped)); }, &out)
                          .ok());
   double err = GradientError(root, {v0, w},
                              {RandomTensor(DT_DOUBLE, TensorShape({2}), -1, 1, 14),
                               RandomTensor(DT_DOUBLE, TensorShape({2}), -1, 1, 15)},
-                             {out[0]});
+                             {out});
   BOOST_TEST(err < 1e-6, err);
 }
 
