@@ -37,6 +37,14 @@ Output DataInput(const Node* n, int i) {
   return Output(e->src(), e->src_output());
 }
 
+// A variable of the backward loop and the forward variable or invariant
+// (by index) whose gradient it carries.
+struct BackwardVariable {
+  int forward = 0;
+  Output identity, exit;
+  Node* merge = nullptr;
+};
+
 class WhileGradientBuilder {
  public:
   WhileGradientBuilder(const Scope& scope, ControlFlowGradState* state,
@@ -73,10 +81,9 @@ class WhileGradientBuilder {
     AF_RETURN_IF_ERROR(RouteForwardValues(body_first));
 
     variable_grads->assign(loop_.variables.size(), Output());
-    for (size_t k = 0; k < grad_vars_.size(); ++k) (*variable_grads)[grad_vars_[k]] = var_exits_[k];
+    for (const BackwardVariable& g : var_grads_) (*variable_grads)[g.forward] = g.exit;
     invariant_grads->assign(loop_.invariant_enters.size(), Output());
-    for (size_t k = 0; k < grad_invs_.size(); ++k)
-      (*invariant_grads)[grad_invs_[k]] = inv_exits_[k];
+    for (const BackwardVariable& g : inv_grads_) (*invariant_grads)[g.forward] = g.exit;
     return scope_.status();
   }
 
@@ -152,16 +159,20 @@ class WhileGradientBuilder {
   }
 
   // One backward loop variable: Enter(init) -> Merge -> Switch -> Identity
-  // (read by the body) and Exit (the result).
-  Status GradientVariable(const Output& init, Output* identity, Output* exit, Node** merge) {
+  // (read by the body) and Exit (the result); the Merge's back edge is set
+  // once the body exists.
+  Status AddBackwardVariable(int forward, const Output& init, std::vector<BackwardVariable>* to) {
     const Scope& b = backward_outer_;
     Output enter = ops::Enter(b.WithOpName("Enter"), init, backward_frame_name_, EnterAttrs(false));
     Output m = ops::Merge(b.WithOpName("Merge"), {enter, enter}).output;
     auto sw = ops::Switch(b.WithOpName("Switch"), m, loop_cond_);
-    *identity = ops::Identity(b.WithOpName("Identity"), sw.output_true);
-    *exit = ops::Exit(b.WithOpName("Exit"), sw.output_false);
+    BackwardVariable v;
+    v.forward = forward;
+    v.identity = ops::Identity(b.WithOpName("Identity"), sw.output_true);
+    v.exit = ops::Exit(b.WithOpName("Exit"), sw.output_false);
     AF_RETURN_IF_ERROR(scope_.status());
-    *merge = m.node();
+    v.merge = m.node();
+    to->push_back(std::move(v));
     return Status::OK();
   }
 
@@ -175,25 +186,13 @@ class WhileGradientBuilder {
         Output like = v.exit != nullptr ? Output(v.exit, 0) : DataInput(v.enter, 0);
         init = ops::ZerosLike(backward_outer_, like);
       }
-      Output identity, exit;
-      Node* merge = nullptr;
-      AF_RETURN_IF_ERROR(GradientVariable(init, &identity, &exit, &merge));
-      grad_vars_.push_back(static_cast<int>(i));
-      var_identities_.push_back(identity);
-      var_exits_.push_back(exit);
-      var_merges_.push_back(merge);
+      AF_RETURN_IF_ERROR(AddBackwardVariable(static_cast<int>(i), init, &var_grads_));
     }
     for (size_t j = 0; j < loop_.invariant_enters.size(); ++j) {
       const Node* enter = loop_.invariant_enters[j];
       if (!invariant_needed[j] || !IsDifferentiable(enter->output_type(0))) continue;
       Output init = ops::ZerosLike(backward_outer_, DataInput(enter, 0));
-      Output identity, exit;
-      Node* merge = nullptr;
-      AF_RETURN_IF_ERROR(GradientVariable(init, &identity, &exit, &merge));
-      grad_invs_.push_back(static_cast<int>(j));
-      inv_identities_.push_back(identity);
-      inv_exits_.push_back(exit);
-      inv_merges_.push_back(merge);
+      AF_RETURN_IF_ERROR(AddBackwardVariable(static_cast<int>(j), init, &inv_grads_));
     }
     return Status::OK();
   }
@@ -204,28 +203,32 @@ class WhileGradientBuilder {
   Status BuildBody(const std::vector<bool>&) {
     const Scope body = backward_outer_.WithOpName("");
     std::vector<Output> ys, xs, grad_ys, grads;
-    for (size_t k = 0; k < grad_vars_.size(); ++k) {
-      const WhileLoopVariable& v = loop_.variables[grad_vars_[k]];
+    for (const BackwardVariable& g : var_grads_) {
+      const WhileLoopVariable& v = loop_.variables[g.forward];
       ys.push_back(DataInput(v.next_iteration, 0));
       xs.push_back(Output(v.identity, 0));
-      grad_ys.push_back(var_identities_[k]);
+      grad_ys.push_back(g.identity);
     }
-    for (int j : grad_invs_) xs.push_back(Output(loop_.invariant_enters[j], 0));
+    for (const BackwardVariable& g : inv_grads_) {
+      xs.push_back(Output(loop_.invariant_enters[g.forward], 0));
+    }
     GradientFrame frame{state_, loop_.frame, &loop_};
     AF_RETURN_IF_ERROR(AddSymbolicGradientsInFrame(body, ys, xs, grad_ys, frame, &grads));
     const Scope& b = backward_outer_;
-    for (size_t k = 0; k < grad_vars_.size(); ++k) {
-      Output g = grads[k].valid() ? grads[k] : ops::ZerosLike(b, var_identities_[k]);
+    for (size_t k = 0; k < var_grads_.size(); ++k) {
+      const BackwardVariable& v = var_grads_[k];
+      Output g = grads[k].valid() ? grads[k] : ops::ZerosLike(b, v.identity);
       Output next = ops::NextIteration(b.WithOpName("NextIteration"), g);
       AF_RETURN_IF_ERROR(scope_.status());
-      ReplaceInput(graph_, var_merges_[k], 1, next);
+      ReplaceInput(graph_, v.merge, 1, next);
     }
-    for (size_t k = 0; k < grad_invs_.size(); ++k) {
-      const Output& d = grads[grad_vars_.size() + k];
-      Output sum = d.valid() ? ops::Add(b, inv_identities_[k], d).z : inv_identities_[k];
+    for (size_t k = 0; k < inv_grads_.size(); ++k) {
+      const BackwardVariable& v = inv_grads_[k];
+      const Output& d = grads[var_grads_.size() + k];
+      Output sum = d.valid() ? ops::Add(b, v.identity, d).z : v.identity;
       Output next = ops::NextIteration(b.WithOpName("NextIteration"), sum);
       AF_RETURN_IF_ERROR(scope_.status());
-      ReplaceInput(graph_, inv_merges_[k], 1, next);
+      ReplaceInput(graph_, v.merge, 1, next);
     }
     return Status::OK();
   }
@@ -412,9 +415,9 @@ class WhileGradientBuilder {
   Node* forward_sync_ = nullptr;
   Node* backward_sub_ = nullptr;
   Node* backward_sync_ = nullptr;
-  std::vector<int> grad_vars_, grad_invs_;
-  std::vector<Output> var_identities_, var_exits_, inv_identities_, inv_exits_;
-  std::vector<Node*> var_merges_, inv_merges_;
+  // The backward loop's variables: one per differentiable loop variable,
+  // one per invariant whose gradient is needed.
+  std::vector<BackwardVariable> var_grads_, inv_grads_;
   std::map<std::pair<const Node*, int>, Output> popped_, entered_;
   std::map<std::pair<const Node*, int>, Context> contexts_;
   std::vector<std::pair<BranchSide, Node*>> gates_;
