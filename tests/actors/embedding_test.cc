@@ -234,6 +234,17 @@ TrainOutcome Wait(std::future<TrainOutcome>& future, seconds limit) {
   return WaitFor(future, limit, std::move(timed_out));
 }
 
+// The trainer ran every step and fitted y = 3 x + 2.
+void CheckTrained(const TrainOutcome& outcome) {
+  BOOST_TEST_REQUIRE(outcome.status.ok(), outcome.status.ToString());
+  BOOST_TEST_REQUIRE(outcome.losses.size() == static_cast<size_t>(kTrainSteps));
+  BOOST_TEST_MESSAGE("loss " << outcome.losses.front() << " -> " << outcome.losses.back()
+                             << ", w " << outcome.w << ", b " << outcome.b);
+  BOOST_TEST(outcome.losses.back() < 0.01f * outcome.losses.front());
+  BOOST_TEST(std::abs(outcome.w - 3.0f) < 0.2f);
+  BOOST_TEST(std::abs(outcome.b - 2.0f) < 0.1f);
+}
+
 void TrainsByMessages() {
   AppConfig cfg;
   caf::actor_system system{cfg};
@@ -248,14 +259,7 @@ void TrainsByMessages() {
     auto done = std::make_shared<std::promise<TrainOutcome>>();
     auto future = done->get_future();
     system.spawn(Trainer, runtime->session(), BuildRegression(), done);
-    TrainOutcome outcome = Wait(future, seconds(120));
-    BOOST_TEST_REQUIRE(outcome.status.ok(), outcome.status.ToString());
-    BOOST_TEST_REQUIRE(outcome.losses.size() == static_cast<size_t>(kTrainSteps));
-    BOOST_TEST_MESSAGE("loss " << outcome.losses.front() << " -> " << outcome.losses.back()
-                               << ", w " << outcome.w << ", b " << outcome.b);
-    BOOST_TEST(outcome.losses.back() < 0.01f * outcome.losses.front());
-    BOOST_TEST(std::abs(outcome.w - 3.0f) < 0.2f);
-    BOOST_TEST(std::abs(outcome.b - 2.0f) < 0.1f);
+    CheckTrained(Wait(future, seconds(120)));
     // The session quit after Close; the runtime's other actors stop here.
   }
   Status released = ReleaseActorSystem();
@@ -328,11 +332,7 @@ void ActorCreatesRuntime() {
   auto dropped_future = dropped->get_future();
   // Held here: CAF destroys an actor nothing refers to, with its state.
   caf::actor owner = system.spawn(Owner, BuildRegression(), trained, dropped);
-  TrainOutcome outcome = Wait(trained_future, seconds(120));
-  BOOST_TEST_REQUIRE(outcome.status.ok(), outcome.status.ToString());
-  BOOST_TEST_REQUIRE(outcome.losses.size() == static_cast<size_t>(kTrainSteps));
-  BOOST_TEST(outcome.losses.back() < 0.01f * outcome.losses.front());
-  BOOST_TEST(std::abs(outcome.w - 3.0f) < 0.2f);
+  CheckTrained(Wait(trained_future, seconds(120)));
   BOOST_TEST_REQUIRE((dropped_future.wait_for(seconds(30)) == std::future_status::ready));
   BOOST_TEST(dropped_future.get() == 1u);
   Status released = ReleaseActorSystem();
