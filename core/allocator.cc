@@ -7,6 +7,19 @@ namespace af {
 
 Allocator::~Allocator() = default;
 
+namespace {
+const std::string kNoSite;
+thread_local const std::string* current_site = &kNoSite;
+}  // namespace
+
+const std::string& CurrentAllocationSite() { return *current_site; }
+
+ScopedAllocationSite::ScopedAllocationSite(const std::string& site) : previous_(current_site) {
+  current_site = &site;
+}
+
+ScopedAllocationSite::~ScopedAllocationSite() { current_site = previous_; }
+
 AllocatorStats CountingAllocatorBase::GetStats() const {
   AllocatorStats s;
   s.num_allocs = num_allocs_.load(std::memory_order_relaxed);

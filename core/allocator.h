@@ -35,6 +35,24 @@ class Allocator {
   virtual AllocatorStats GetStats() const = 0;
   // Whether the CPU can touch the memory directly (false for GPU memory).
   virtual bool IsHostAccessible() const { return true; }
+  // What an out-of-memory error should add after a failed AllocateRaw of
+  // `bytes` (bytes in use, the limit, the largest free chunk), or "".
+  virtual std::string OutOfMemoryDetail(size_t bytes) const { return {}; }
+};
+
+// The op whose allocation is under way on this thread ("" when unknown):
+// allocators that keep per-site statistics read it.
+const std::string& CurrentAllocationSite();
+// Names the allocation site for the current thread while it lives.
+class ScopedAllocationSite {
+ public:
+  explicit ScopedAllocationSite(const std::string& site);
+  ~ScopedAllocationSite();
+  ScopedAllocationSite(const ScopedAllocationSite&) = delete;
+  ScopedAllocationSite& operator=(const ScopedAllocationSite&) = delete;
+
+ private:
+  const std::string* previous_;
 };
 
 // Counts bytes in use and the peak; safe to use from many threads.

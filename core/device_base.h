@@ -6,12 +6,17 @@
 #include <string>
 
 #include "core/allocator.h"
+#include "core/types.h"
 
 namespace af {
 
 using DeviceType = std::string;
 inline const char* const DEVICE_CPU = "CPU";
 inline const char* const DEVICE_GPU = "GPU";
+
+namespace gpu {
+class GpuDeviceContext;
+}  // namespace gpu
 
 class ThreadPoolInterface {
  public:
@@ -32,6 +37,12 @@ class DeviceBase {
   virtual const std::string& name() const = 0;
   virtual const DeviceType& device_type() const = 0;
   virtual Allocator* GetAllocator() = 0;
+  // Where a tensor of `dtype` lives. A GPU device keeps integer, bool and
+  // string tensors (shapes, indices, flags that host code reads) in host
+  // memory, as TensorFlow's GPU kernels keep int32 in host memory.
+  virtual Allocator* GetAllocatorFor(DataType dtype) { return GetAllocator(); }
+  // Streams, events and libraries of a GPU device; nullptr elsewhere.
+  virtual gpu::GpuDeviceContext* gpu_context() { return nullptr; }
   // Intra-op parallelism for kernels; may be nullptr (run inline).
   virtual ThreadPoolInterface* intra_op_pool() { return nullptr; }
   // Identifies this incarnation of the device (changes when a worker

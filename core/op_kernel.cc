@@ -47,7 +47,8 @@ Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor*
   // A ref output carries the value type; the ref-ness is the edge's.
   const DataType dtype = BaseType(expected_output_dtype(i));
   Tensor t;
-  Status s = Tensor::Allocate(allocator(), dtype, shape, &t);
+  ScopedAllocationSite site(op_kernel().type_string());
+  Status s = Tensor::Allocate(AllocatorFor(dtype), dtype, shape, &t);
   if (!s.ok()) {
     *out = nullptr;
     return NodeError(errors::ResourceExhausted("cannot allocate output ", i, " of type ",
@@ -63,7 +64,8 @@ Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor*
 }
 
 Status OpKernelContext::allocate_temp(DataType dtype, const TensorShape& shape, Tensor* out) {
-  Status s = Tensor::Allocate(allocator(), dtype, shape, out);
+  ScopedAllocationSite site(op_kernel().type_string());
+  Status s = Tensor::Allocate(AllocatorFor(dtype), dtype, shape, out);
   if (s.ok()) return s;
   return NodeError(errors::ResourceExhausted("cannot allocate a temporary of type ",
                                              DataTypeString(dtype), " and shape ",

@@ -186,6 +186,10 @@ class OpKernelContext {
   Allocator* allocator() const {
     return params_->device ? params_->device->GetAllocator() : GetCpuAllocator();
   }
+  // Where allocate_output and allocate_temp put a tensor of `dtype`.
+  Allocator* AllocatorFor(DataType dtype) const {
+    return params_->device ? params_->device->GetAllocatorFor(dtype) : GetCpuAllocator();
+  }
   bool is_input_dead() const { return params_->is_input_dead; }
   FrameAndIter frame_iter() const { return params_->frame_iter; }
   Rendezvous* rendezvous() const { return params_->rendezvous; }

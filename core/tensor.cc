@@ -43,7 +43,8 @@ Status Tensor::Allocate(Allocator* allocator, DataType dtype, const TensorShape&
     return errors::ResourceExhausted(
         "out of memory allocating a ", DataTypeString(dtype), " tensor of shape ",
         shape.DebugString(), " (", shape.num_elements() * ElementBytes(base),
-        " bytes) from allocator ", allocator->Name());
+        " bytes) from allocator ", allocator->Name(),
+        allocator->OutOfMemoryDetail(static_cast<size_t>(shape.num_elements()) * ElementBytes(base)));
   out->dtype_ = dtype;
   out->shape_ = shape;
   out->buf_ = BufferRef(buf);
