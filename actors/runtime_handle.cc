@@ -77,6 +77,7 @@ struct RuntimeHandle::Impl {
   Status StartMaster(const RuntimeOptions& options) {
     actors::LocalMasterOptions o;
     o.worker.num_cpu_devices = options.num_cpu_devices;
+    o.worker.num_gpu_devices = options.num_gpu_devices;
     o.worker.threads_per_device = options.threads_per_device;
     o.worker.stall_warning_after = options.stall_warning_after;
     o.worker.stall_log = options.stall_log;

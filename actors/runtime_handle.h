@@ -30,6 +30,7 @@ struct RemoteTask {
 
 struct RuntimeOptions {
   int num_cpu_devices = 1;     // local devices /job:localhost/replica:0/task:0/device:CPU:i
+  int num_gpu_devices = -1;    // local GPUs (-1: every GPU of the process)
   int threads_per_device = 0;  // 0: the machine's cores shared among the devices
   // Worker processes (started with `actorflow server`).
   std::vector<RemoteTask> remote_tasks;

@@ -1,5 +1,7 @@
 #include "actors/worker_server.h"
 
+#include <algorithm>
+
 #include <caf/actor_system.hpp>
 #include <caf/io/middleman.hpp>
 #include <caf/send.hpp>
@@ -13,6 +15,7 @@
 #include "core/cluster_secret.h"
 #include "core/cluster_spec.h"
 #include "core/device_name.h"
+#include "core/gpu/gpu_device_context.h"
 #include "core/fault_injection/fault_injector.h"
 
 namespace af {
@@ -61,6 +64,7 @@ Status WorkerServer::Start(const WorkerServerOptions& options,
   worker.job = options.job;
   worker.task = options.task;
   worker.num_cpu_devices = options.num_cpu_devices;
+  worker.num_gpu_devices = options.num_gpu_devices;
   worker.threads_per_device = options.threads_per_device;
   worker.stall_warning_after = std::chrono::milliseconds(options.stall_warning_ms);
   worker.cluster_secret = options.cluster_secret;
@@ -78,6 +82,12 @@ Status WorkerServer::Start(const WorkerServerOptions& options,
   impl->worker = actors::SpawnWorkerActor(*impl->system, worker);
   for (int i = 0; i < options.num_cpu_devices; ++i) {
     impl->device_names.push_back(CanonicalDeviceName(options.job, 0, options.task, "CPU", i));
+  }
+  const int gpus = options.num_gpu_devices < 0
+                       ? gpu::ProcessGpuCount()
+                       : std::min(options.num_gpu_devices, gpu::ProcessGpuCount());
+  for (int i = 0; i < gpus; ++i) {
+    impl->device_names.push_back(CanonicalDeviceName(options.job, 0, options.task, "GPU", i));
   }
   auto port = impl->system->middleman().publish(impl->worker, options.port,
                                                 options.host.c_str(), /*reuse_addr=*/true);

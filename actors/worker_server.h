@@ -21,6 +21,7 @@ struct WorkerServerOptions {
   std::string job = "worker";
   int task = 0;
   int num_cpu_devices = 1;
+  int num_gpu_devices = -1;    // -1: every GPU of the process; 0: none
   int threads_per_device = 0;  // 0: the machine's cores shared among the devices
   int64_t stall_warning_ms = 10000;  // stall inspector (0: off); reports go to stderr
   // Sessions may also target this server ("af://host:port"): their master

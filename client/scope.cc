@@ -147,6 +147,12 @@ Scope Scope::WithNoControlDependencies() const {
 
 Scope Scope::ColocateWith(const Operation& op) const {
   Scope s(*this);
+  // As TensorFlow's colocate_with: the ops follow `op`'s group, so the
+  // devices asked for around them no longer apply (a slot made under a
+  // GPU:1 scope for a variable on GPU:0 lives on GPU:0). A WithDevice on
+  // the returned scope applies again.
+  s.impl_->device.clear();
+  s.impl_->device_function = nullptr;
   if (!op.valid()) {
     UpdateStatus(errors::InvalidArgument("ColocateWith: the operation is not valid"));
     return s;

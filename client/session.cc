@@ -42,6 +42,7 @@ Status Session::Create(const SessionOptions& options, std::unique_ptr<Session>* 
   }
   RuntimeOptions runtime_options;
   runtime_options.num_cpu_devices = options.num_cpu_devices;
+  runtime_options.num_gpu_devices = options.num_gpu_devices;
   runtime_options.threads_per_device = options.threads_per_device;
   for (const std::string& address : options.remote_workers)
     runtime_options.remote_tasks.push_back(RemoteTask{address, ""});

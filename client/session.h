@@ -33,6 +33,10 @@ class RuntimeHandle;
 struct SessionOptions {
   // Local CPU devices: /job:localhost/replica:0/task:0/device:CPU:0..N-1.
   int num_cpu_devices = 1;
+  // Local GPU devices /job:localhost/replica:0/task:0/device:GPU:0..N-1:
+  // -1 takes every GPU of the process (CUDA's, or ACTORFLOW_EMULATED_GPUS
+  // emulated ones), 0 none.
+  int num_gpu_devices = -1;
   // Threads of each device's pool; 0 shares the machine's cores among the
   // devices.
   int threads_per_device = 0;

@@ -1,12 +1,14 @@
 #include "runtime/step_plan.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "control-flow/partition_loop_control.h"
 #include "core/node_def_util.h"
 #include "graph/graph_def_import.h"
 #include "graph/partition.h"
+#include "graph/placement_settings.h"
 #include "graph/placer.h"
 
 namespace af {
@@ -72,7 +74,11 @@ Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
   }
   PlacerOptions placer_options;
   placer_options.cost_model = cost_model;
+  placer_options.allow_soft_placement = SoftDevicePlacement();
   AF_RETURN_IF_ERROR(PlaceGraph(pruned.get(), device_infos, placer_options));
+  if (LogDevicePlacement()) {
+    std::fprintf(stderr, "Device placement:\n%s", DescribeDevicePlacement(*pruned).c_str());
+  }
 
   PartitionOptions partition_options;
   partition_options.device_incarnation = [&incarnations](const std::string& device) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <iomanip>
 
+#include "core/gpu/gpu_device_context.h"
 #include "graph/graph_def_import.h"
 #include "tools/graph_summary.h"
 #include "tools/subcommands.h"
@@ -11,6 +12,10 @@ namespace {
 
 constexpr std::string_view kUsage =
     "usage: actorflow inspect GRAPH\n"
+    "       actorflow inspect --devices\n"
+    "\n"
+    "--devices lists the devices a worker of this process would have: the CPU and\n"
+    "every GPU (CUDA's, or ACTORFLOW_EMULATED_GPUS emulated ones) with its memory.\n"
     "\n"
     "Loads a GraphDef (binary .pb or text .pbtxt), checks it, and prints its node\n"
     "count, ops by count, inputs (Placeholders), outputs (nodes that feed nothing)\n"
@@ -55,7 +60,37 @@ void PrintSummary(std::ostream& out, const std::string& path, const GraphSummary
   }
 }
 
+int PrintDevices(std::ostream& out, std::ostream& err) {
+  out << "/job:localhost/replica:0/task:0/device:CPU:0  CPU\n";
+  const int gpus = gpu::ProcessGpuCount();
+  for (int i = 0; i < gpus; ++i) {
+    gpu::GpuDeviceContext* ctx = nullptr;
+    Status s = gpu::GetProcessGpuContext(i, &ctx);
+    if (!s.ok()) {
+      err << "actorflow inspect: GPU " << i << ": " << s << "\n";
+      return kExitError;
+    }
+    const gpu::DeviceProperties& p = ctx->properties();
+    out << "/job:localhost/replica:0/task:0/device:GPU:" << i << "  GPU  " << p.name << "  "
+        << WithThousandsSeparators(p.total_memory >> 20) << " MiB (allocator limit "
+        << WithThousandsSeparators(ctx->memory_limit() >> 20) << " MiB)";
+    if (p.emulated) {
+      out << "  emulated";
+    } else {
+      out << "  compute capability " << p.compute_capability_major << "."
+          << p.compute_capability_minor << ", " << p.multiprocessor_count << " multiprocessors";
+    }
+    out << "\n";
+  }
+  if (gpus == 0) {
+    out << "no GPU" << (gpu::CudaBuilt() ? " (no CUDA device)" : " (built without CUDA)")
+        << "; ACTORFLOW_EMULATED_GPUS=N emulates N\n";
+  }
+  return kExitOk;
+}
+
 int InspectMain(const Args& args, std::ostream& out, std::ostream& err) {
+  if (args.size() == 1 && args[0] == "--devices") return PrintDevices(out, err);
   if (args.size() != 1) {
     err << kUsage;
     return kExitUsage;

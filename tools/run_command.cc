@@ -25,7 +25,7 @@ constexpr std::string_view kUsage =
     "usage: actorflow run --graph G.pb|G.pbtxt [--feed NAME[:PORT]=FILE.npy ...]\n"
     "                     --fetch NAME[:PORT] ... [--target NODE ...]\n"
     "                     [--grad Y[:PORT] ... --wrt X[:PORT] ... [--grad-ys FILE.npy ...]]\n"
-    "                     [--devices cpu:N] [--out DIR] [--trace FILE.json]\n"
+    "                     [--devices cpu:N[,gpu:M]] [--out DIR] [--trace FILE.json]\n"
     "                     [--cluster SPEC | --target af://HOST:PORT] [--secret-file PATH]\n"
     "\n"
     "Runs one step of the graph: feeds the named tensors from .npy files, computes\n"
@@ -38,7 +38,8 @@ constexpr std::string_view kUsage =
     "                    grad(X) and written to DIR/grad_<x>_<port>.npy\n"
     "  --grad-ys F.npy   weights of the Ys instead of ones: one file per --grad,\n"
     "                    shaped like its Y\n"
-    "  --devices cpu:N   number of CPU devices to place the graph on (default 1)\n"
+    "  --devices cpu:N[,gpu:M]  CPU devices to place the graph on (default 1) and\n"
+    "                    GPUs (default: every GPU of the process; gpu:0 for none)\n"
     "  --cluster SPEC    also use every task of a cluster of `actorflow server`s,\n"
     "                    \"ps=h:p,h:p;worker=h:p,...\" (default: TF_CONFIG's cluster\n"
     "                    when set); nodes placed on /job:ps/task:1 run there\n"
@@ -59,6 +60,7 @@ struct RunFlags {
   std::vector<std::string> fetches, targets;
   std::vector<std::string> grad_ys, wrt, grad_ys_files;
   int num_cpus = 1;
+  int num_gpus = -1;  // -1: every GPU of the process
   std::string out_dir;
   std::string trace_file;
   ClusterSpec cluster;
@@ -98,9 +100,23 @@ Status ReadRunFlags(const Args& args, RunFlags* flags) {
     } else if (f.name == "--devices") {
       std::string spec = f.value;
       std::transform(spec.begin(), spec.end(), spec.begin(), ::tolower);
-      if (spec.rfind("cpu:", 0) != 0 || !ParseInt(spec.substr(4), 1, 256, &flags->num_cpus))
-        return errors::InvalidArgument("--devices wants cpu:N with N in 1..256, got '",
-                                       f.value, "'");
+      // "cpu:N", "gpu:M" or both, comma-separated.
+      size_t start = 0;
+      while (start <= spec.size()) {
+        const size_t comma = spec.find(',', start);
+        const std::string part =
+            spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        bool ok = false;
+        if (part.rfind("cpu:", 0) == 0) ok = ParseInt(part.substr(4), 1, 256, &flags->num_cpus);
+        if (part.rfind("gpu:", 0) == 0) ok = ParseInt(part.substr(4), 0, 64, &flags->num_gpus);
+        if (!ok) {
+          return errors::InvalidArgument(
+              "--devices wants cpu:N (1..256) and/or gpu:M (0..64), comma-separated, got '",
+              f.value, "'");
+        }
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
     } else if (f.name == "--out") {
       flags->out_dir = f.value;
     } else if (f.name == "--trace") {
@@ -208,6 +224,7 @@ Status RunStep(const RunFlags& flags, std::ostream& out) {
   }
   SessionOptions options;
   options.num_cpu_devices = flags.num_cpus;
+  options.num_gpu_devices = flags.num_gpus;
   options.cluster = flags.cluster;
   options.target = flags.session_target;
   options.cluster_secret_file = flags.secret_file;

@@ -21,7 +21,7 @@ namespace {
 
 constexpr std::string_view kUsage =
     "usage: actorflow server [--cluster SPEC --job J --task N | --port P [--host H] [--task N]]\n"
-    "                        [--cpus N] [--threads N] [--secret-file PATH] [--faults SPEC]\n"
+    "                        [--cpus N] [--gpus N] [--threads N] [--secret-file PATH] [--faults SPEC]\n"
     "                        [--exit-with-parent]\n"
     "\n"
     "Hosts a worker with devices /job:J/replica:0/task:N/device:CPU:0..N-1 for\n"
@@ -39,6 +39,7 @@ constexpr std::string_view kUsage =
     "  --host H            address to listen on (default 127.0.0.1)\n"
     "  --task N            task index in the device names (default 0)\n"
     "  --cpus N            CPU devices (default 1)\n"
+    "  --gpus N            GPU devices (default: every GPU of the process; 0: none)\n"
     "  --stall-warning-ms M  report a step's Recv that waits longer (default 10000; 0: off)\n"
     "  --threads N         threads per device (default: the cores shared among devices)\n"
     "  --secret-file PATH  the cluster secret (default: the file ACTORFLOW_SECRET_FILE\n"
@@ -140,6 +141,8 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
       flags->options.faults = f.value;
     } else if (f.name == "--cpus") {
       ok = ParseInt(f.value, 1, 1024, &flags->options.num_cpu_devices);
+    } else if (f.name == "--gpus") {
+      ok = ParseInt(f.value, 0, 64, &flags->options.num_gpu_devices);
     } else if (f.name == "--threads") {
       ok = ParseInt(f.value, 1, 4096, &flags->options.threads_per_device);
     } else {

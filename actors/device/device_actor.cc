@@ -1,6 +1,7 @@
 #include "actors/device/device_actor.h"
 
 #include <atomic>
+#include <cstdio>
 #include <memory>
 #include <unordered_map>
 
@@ -16,6 +17,7 @@
 #include "runtime/kernel_segment.h"
 #include "graph/graph_def_import.h"
 #include "runtime/executor.h"
+#include "runtime/gpu_device.h"
 #include "runtime/local_device.h"
 
 namespace af::actors {
@@ -66,6 +68,8 @@ struct DeviceState {
   // (each local session has its own worker; a server's worker serves all).
   std::shared_ptr<KernelSegment> kernel_segment = std::make_shared<KernelSegment>();
   std::unordered_map<int64_t, std::shared_ptr<RegisteredPartition>> partitions;
+  // Why the device could not be opened (a GPU that failed), or OK.
+  Status unavailable;
   static inline const char* name = "af.device";
 };
 
@@ -95,17 +99,45 @@ Status BuildPartition(const std::shared_ptr<LocalDevice>& device, KernelSegment*
   return Status::OK();
 }
 
+// The device itself: a CPU's allocator and pool, or a GPU's context (its
+// streams and memory, shared by every device actor of the process that
+// drives the same GPU).
+Status MakeDevice(const DeviceActorOptions& options, std::shared_ptr<LocalDevice>* out) {
+  if (options.type != DEVICE_GPU) {
+    *out = std::make_shared<LocalDevice>(options.name, options.type, GetCpuAllocator(),
+                                         options.num_threads, options.incarnation);
+    return Status::OK();
+  }
+  gpu::GpuDeviceContext* context = nullptr;
+  AF_RETURN_IF_ERROR(gpu::GetProcessGpuContext(options.gpu_ordinal, &context));
+  *out = std::make_shared<GpuDevice>(options.name, context, options.num_threads,
+                                     options.incarnation);
+  return Status::OK();
+}
+
 device_actor::behavior_type DeviceBehavior(DevicePointer self, DeviceActorOptions options) {
-  self->state.device = std::make_shared<LocalDevice>(
-      options.name, options.type, GetCpuAllocator(), options.num_threads, options.incarnation);
+  Status made = MakeDevice(options, &self->state.device);
+  if (!made.ok()) {
+    // A GPU that cannot be opened still answers: every partition placed on
+    // it fails to register with the reason.
+    std::fprintf(stderr, "actorflow: device %s unavailable: %s\n", options.name.c_str(),
+                 made.ToString().c_str());
+    self->state.device = std::make_shared<LocalDevice>(options.name, options.type,
+                                                       GetCpuAllocator(), 1,
+                                                       options.incarnation);
+    self->state.unavailable = made;
+  }
   self->state.resource_manager = ResourceMgrForDevice(options.name);
   return {
       [=](reg_graph_atom, int64_t handle, const std::string& bytes) {
         wire::RegisterGraphResponse response;
         response.handle = handle;
         std::shared_ptr<RegisteredPartition> partition;
-        Status s = BuildPartition(self->state.device, self->state.kernel_segment.get(), bytes,
-                                  &response, &partition);
+        Status s = self->state.unavailable;
+        if (s.ok()) {
+          s = BuildPartition(self->state.device, self->state.kernel_segment.get(), bytes,
+                             &response, &partition);
+        }
         if (s.ok()) {
           if (options.local_partitions) {
             options.local_partitions->Add(

@@ -21,6 +21,7 @@ struct DeviceActorOptions {
   std::string name;  // full device name
   std::string type = "CPU";
   int num_threads = 1;  // the device's pool
+  int gpu_ordinal = -1;  // the process GPU a "GPU" device drives
   uint64_t incarnation = 0;
   // Where registered executors are published for the in-process session's
   // client threads (null: nowhere).

@@ -26,6 +26,7 @@
 #include "actors/worker/worker_handlers.h"
 #include "actors/worker/worker_state.h"
 #include "core/device_name.h"
+#include "core/gpu/gpu_device_context.h"
 #include "core/fault_injection/fault_injector.h"
 
 namespace af::actors {
@@ -89,6 +90,24 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
     DeviceActorOptions device;
     device.name = CanonicalDeviceName(options.job, options.replica, options.task, "CPU", i);
     device.num_threads = threads;
+    device.incarnation = st.incarnation;
+    device.local_partitions = options.local_partitions;
+    st.devices.push_back(
+        wire::DeviceInfo{device.name, device.type, device.incarnation, data_address});
+    st.device_actors.push_back(SpawnDeviceActor(self, device));
+    st.container_actors.push_back(SpawnContainerActor(self, device.name));
+    names->push_back(device.name);
+  }
+  const int process_gpus = gpu::ProcessGpuCount();
+  const int num_gpus = options.num_gpu_devices < 0 ? process_gpus
+                                                   : std::min(options.num_gpu_devices, process_gpus);
+  for (int i = 0; i < num_gpus; ++i) {
+    DeviceActorOptions device;
+    device.name = CanonicalDeviceName(options.job, options.replica, options.task, "GPU", i);
+    device.type = DEVICE_GPU;
+    device.gpu_ordinal = i;
+    // The pool runs host-side kernels only; the GPU's streams do the work.
+    device.num_threads = 2;
     device.incarnation = st.incarnation;
     device.local_partitions = options.local_partitions;
     st.devices.push_back(

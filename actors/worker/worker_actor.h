@@ -28,6 +28,9 @@ struct WorkerOptions {
   int replica = 0;
   int task = 0;
   int num_cpu_devices = 1;
+  // GPU devices after the CPUs: -1 every GPU of the process (CUDA's, or
+  // the emulated ones of ACTORFLOW_EMULATED_GPUS), 0 none, N at most N.
+  int num_gpu_devices = -1;
   int threads_per_device = 0;  // 0: the cores shared among the devices
   // The in-process session's table of registered executors, which its
   // client threads read (actors/local_step.h); null for a server's worker.

@@ -35,7 +35,7 @@ const char* Usage() {
   return "usage: fashion_mnist [--model cnn|mlp] [--batch 64] [--epochs 1]\n"
          "         [--optimizer adam|momentum|sgd|adagrad|rmsprop] [--learning_rate R]\n"
          "         [--lr_decay 0.1]\n"
-         "         [--threads 2] [--data_dir DIR] [--logdir DIR] [--checkpoint_secs 60]\n"
+         "         [--threads 2] [--device cpu|gpu] [--data_dir DIR] [--logdir DIR] [--checkpoint_secs 60]\n"
          "         [--resume true|false] [--max_examples N] [--seed 1]\n"
          "         [--trace FILE.json] [--summary_steps 50] [--progress true|false]\n"
          "         [--cluster SPEC --job worker --task I] [--protocol async|sync|backup:B|ssp:S]\n"
@@ -65,6 +65,7 @@ Status ParseOptions(int argc, char** argv, Options* o, bool* help) {
       {"--optimizer", [&](auto&, auto& v) { o->optimizer = v; return Status::OK(); }},
       {"--learning_rate", [&](auto& f, auto& v) { return ToDouble(f, v, &o->learning_rate); }},
       {"--lr_decay", [&](auto& f, auto& v) { return ToDouble(f, v, &o->lr_decay); }},
+      {"--device", [&](auto&, auto& v) { o->device = v; return Status::OK(); }},
       {"--threads", [&](auto& f, auto& v) { AF_RETURN_IF_ERROR(ToInt(f, v, &n)); o->threads = static_cast<int>(n); return Status::OK(); }},
       {"--data_dir", [&](auto&, auto& v) { o->data_dir = v; return Status::OK(); }},
       {"--logdir", [&](auto&, auto& v) { o->logdir = v; return Status::OK(); }},
@@ -105,6 +106,8 @@ Status ParseOptions(int argc, char** argv, Options* o, bool* help) {
   if (o->batch < 1) return errors::InvalidArgument("--batch must be positive");
   if (o->epochs < 1) return errors::InvalidArgument("--epochs must be positive");
   if (o->threads < 1) return errors::InvalidArgument("--threads must be positive");
+  if (o->device != "cpu" && o->device != "gpu")
+    return errors::InvalidArgument("--device must be cpu or gpu, got '", o->device, "'");
   if (o->lr_decay <= 0 || o->lr_decay > 1)
     return errors::InvalidArgument("--lr_decay must be in (0, 1]");
   if (o->max_examples < 0) return errors::InvalidArgument("--max_examples must be >= 0");

@@ -15,6 +15,7 @@ struct Options {
   double learning_rate = 0;       // 0: the optimizer's default
   double lr_decay = 0.1;          // the rate falls to lr * lr_decay by the last step
   int threads = 2;                // intra-op threads of the CPU device
+  std::string device = "cpu";     // "gpu": the model and its training on /device:GPU:0
   std::string data_dir = "/usr/share/datasets/fashion-mnist";
   std::string logdir;             // checkpoints and event files; "" = none
   double checkpoint_secs = 60;    // 0: only at epoch ends

@@ -9,6 +9,7 @@
 
 #include "client/chrome_trace.h"
 #include "client/client_session.h"
+#include "graph/placement_settings.h"
 #include "client/coordinator.h"
 #include "client/optimizers/optimizers.h"
 #include "client/saver.h"
@@ -51,15 +52,19 @@ Status BuildGraph(const Scope& root, const Options& o, int epochs_left, int64_t 
       BuildTrainInput(root, o.data_dir, o.batch, epochs_left, o.seed));
   g->images = g->input->images;
   g->labels = g->input->labels;
-  AF_RETURN_IF_ERROR(models::BuildModel(root.NewSubScope(o.model), o.model, g->images, g->labels,
-                                        o.seed, &g->model));
+  // On a GPU the model and its training ops ask for /device:GPU:0; soft
+  // placement keeps ops without a GPU kernel (accuracy, summaries) on the
+  // CPU, and the input pipeline stays there.
+  const Scope model_scope = o.device == "gpu" ? root.WithDevice("/device:GPU:0") : root;
+  AF_RETURN_IF_ERROR(models::BuildModel(model_scope.NewSubScope(o.model), o.model, g->images,
+                                        g->labels, o.seed, &g->model));
   const double lr = o.learning_rate > 0 ? o.learning_rate : DefaultLearningRate(o.optimizer);
   auto optimizer = MakeOptimizer(o.optimizer, lr);
   if (!optimizer) return errors::InvalidArgument("unknown --optimizer '", o.optimizer, "'");
   g->global_step = GetOrCreateGlobalStep(root);
   if (o.lr_decay != 1.0)
     optimizer->SetLearningRate(DecayedLearningRate(root, lr, o.lr_decay, total_steps, g->global_step));
-  AF_RETURN_IF_ERROR(optimizer->Minimize(root, g->model.loss, &g->train));
+  AF_RETURN_IF_ERROR(optimizer->Minimize(model_scope, g->model.loss, &g->train));
   g->batch_size = ops::Size(root, g->labels);
 
   Scope summaries = root.NewSubScope("summaries");
@@ -125,6 +130,8 @@ Status Train(const Options& o, TrainReport* report) {
 
   SessionOptions session_options;
   session_options.threads_per_device = o.threads;
+  session_options.num_gpu_devices = o.device == "gpu" ? 1 : 0;
+  if (o.device == "gpu") SetSoftDevicePlacement(true);
   ClientSession session(root, session_options);
   AF_RETURN_IF_ERROR(session.Run({}, {}, {GlobalVariablesInitializer(root),
                                           LocalVariablesInitializer(root)}, nullptr));

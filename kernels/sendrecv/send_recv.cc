@@ -3,28 +3,10 @@
 // the step so that loop iterations never collide.
 #include "core/kernel_registry.h"
 #include "core/rendezvous.h"
+#include "kernels/sendrecv/send_recv_key.h"
 
 namespace af {
 namespace {
-
-struct KeyParts {
-  std::string send_device, recv_device, tensor_name;
-  uint64_t send_device_incarnation = 0;
-
-  Status Read(OpKernelConstruction* ctx) {
-    AF_RETURN_IF_ERROR(ctx->GetAttr("send_device", &send_device));
-    AF_RETURN_IF_ERROR(ctx->GetAttr("recv_device", &recv_device));
-    AF_RETURN_IF_ERROR(ctx->GetAttr("tensor_name", &tensor_name));
-    int64_t incarnation = 0;
-    AF_RETURN_IF_ERROR(ctx->GetAttr("send_device_incarnation", &incarnation));
-    send_device_incarnation = static_cast<uint64_t>(incarnation);
-    return Status::OK();
-  }
-  std::string Key(FrameAndIter frame_iter) const {
-    return RendezvousKey(send_device, send_device_incarnation, recv_device, tensor_name,
-                         frame_iter.frame_id, frame_iter.iter_id);
-  }
-};
 
 class SendOp : public OpKernel {
  public:
@@ -40,7 +22,7 @@ class SendOp : public OpKernel {
 
  private:
   static inline const Tensor kEmpty{};
-  KeyParts parts_;
+  SendRecvKey parts_;
 };
 
 class RecvOp : public AsyncOpKernel {
@@ -56,6 +38,13 @@ class RecvOp : public AsyncOpKernel {
         [ctx, done = std::move(done)](const Status& s, const Tensor& value, bool is_dead) {
           if (!s.ok()) {
             ctx->SetStatus(s);
+          } else if (!is_dead && value.buffer() &&
+                     !value.buffer()->allocator()->IsHostAccessible()) {
+            // A GPU's Send copies to host memory for every host receiver;
+            // device memory here is a bug that would crash a CPU kernel.
+            ctx->SetStatus(ctx->NodeError(errors::Internal(
+                "received a tensor in device memory (", value.buffer()->allocator()->Name(),
+                ") on ", ctx->device() ? ctx->device()->name() : std::string("a host device"))));
           } else if (!is_dead) {
             ctx->set_output(0, value);
           }  // a dead value leaves the output unset: dead downstream
@@ -64,7 +53,7 @@ class RecvOp : public AsyncOpKernel {
   }
 
  private:
-  KeyParts parts_;
+  SendRecvKey parts_;
 };
 
 REGISTER_KERNEL_BUILDER(KernelDefBuilder("_Send").Device(DEVICE_CPU), SendOp);

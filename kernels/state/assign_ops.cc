@@ -21,12 +21,6 @@ void CopyElements(const Tensor& from, Tensor* to) {
   }
 }
 
-// Only this tensor refers to the buffer, and to all of it.
-bool OwnsWholeBuffer(const Tensor& t) {
-  const BufferRef& buf = t.buffer();
-  return buf && buf->RefCountIsOne() && buf->root() == buf.get();
-}
-
 // ref = value. An uninitialized variable takes the value (with its shape
 // when validate_shape is false). The variable never writes into a buffer
 // that someone else still holds (an earlier read, a fetched result): then
@@ -49,9 +43,9 @@ class AssignOp : public OpKernel {
                   ctx->NodeError(errors::InvalidArgument(
                       "Assign requires shapes of both tensors to match. lhs shape= ",
                       lhs->shape().DebugString(), " rhs shape= ", rhs.shape().DebugString())));
-      if (lhs->IsInitialized() && same_shape && OwnsWholeBuffer(*lhs)) {
+      if (lhs->IsInitialized() && same_shape && state::OwnsWholeBuffer(*lhs)) {
         CopyElements(rhs, lhs);
-      } else if (OwnsWholeBuffer(rhs)) {
+      } else if (state::OwnsWholeBuffer(rhs)) {
         // Nobody else can see the value's buffer: adopt it, no copy.
         *lhs = rhs;
       } else {

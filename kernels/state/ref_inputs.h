@@ -23,6 +23,13 @@ inline std::string RequestedInput(const OpKernel& kernel, int i) {
 }
 
 // FAILED_PRECONDITION naming the variable, as TensorFlow words it.
+// Only this tensor refers to the buffer, and to all of it (so an update
+// may write into it, or a variable may adopt it).
+inline bool OwnsWholeBuffer(const Tensor& t) {
+  const BufferRef& buf = t.buffer();
+  return buf && buf->RefCountIsOne() && buf->root() == buf.get();
+}
+
 inline Status UninitializedError(const OpKernelContext& ctx, int i) {
   return ctx.NodeError(errors::FailedPrecondition("Attempting to use uninitialized value ",
                                                   RequestedInput(ctx.op_kernel(), i)));
