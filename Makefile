@@ -10,7 +10,7 @@ CMAKE_FLAGS ?=
 SANITIZER_DIR := $(CURDIR)/tests/sanitizers
 
 .PHONY: all deps configure build demo demo-cluster compare compare-lstm test test-slow test-asan test-tsan bench clean \
-  fresh-machine-test package fresh-machine-package-test
+  fresh-machine-test package fresh-machine-package-test gpu-pack
 
 all: build
 
@@ -113,6 +113,22 @@ fresh-machine-package-test: package
 
 bench: build
 	@for b in $(BUILD)/bin/bench_*; do $$b; done
+
+# The GPU machine's kit (bench/gpu/run.sh runs it there): the binaries its
+# script runs, stripped, the shared libraries a bare CUDA machine lacks
+# (../shared/gpu/pack-libs.sh's rule) and the Fashion-MNIST files, in one
+# compressed file under .gpu-carry/ (git-ignored) to carry over.
+GPU_BINS := test_gpu bench_gpu_kernels bench_train_step fashion_mnist
+gpu-pack: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target $(GPU_BINS)
+	@rm -rf .gpu-carry && mkdir -p .gpu-carry/kit/bin .gpu-carry/kit/lib .gpu-carry/kit/data
+	@for b in $(GPU_BINS); do strip -o .gpu-carry/kit/bin/$$b $(BUILD)/bin/$$b; done
+	@ldd $(addprefix $(BUILD)/bin/,$(GPU_BINS)) | awk '/=> \//{print $$3}' | sort -u | \
+	  grep -Ev '/(libc|libm|libdl|librt|libpthread|libgcc_s|libstdc\+\+|ld-linux)[.-]|/usr/local/cuda|libcuda\.so|libnvidia' | \
+	  xargs -r -I{} cp -L {} .gpu-carry/kit/lib/
+	@cp /usr/share/datasets/fashion-mnist/*.gz .gpu-carry/kit/data/
+	@tar -cJf .gpu-carry/pack.tar.xz -C .gpu-carry/kit . && rm -rf .gpu-carry/kit
+	@ls -la .gpu-carry
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan *.configure.log
