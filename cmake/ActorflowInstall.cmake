@@ -93,6 +93,13 @@ file(COPY cmake/FindCAF.cmake cmake/FindDNNL.cmake DESTINATION "${PROJECT_BINARY
 
 # pkg-config: static archives only, so everything goes in Libs and Requires
 # (pkg-config --libs leaves the .private fields out without --static).
+# Built with the CUDA toolkit: the kernels archive needs the CUDA runtime,
+# cuBLAS and cuDNN from the same toolkit directory.
+set(AF_PC_CUDA_LIBS "")
+if(AF_HAVE_CUDA)
+  get_filename_component(AF_CUDNN_DIR "${AF_CUDNN_LIBRARY}" DIRECTORY)
+  set(AF_PC_CUDA_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -L${AF_CUDNN_DIR} -Wl,-rpath,${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lcublas -lcublasLt -lcudnn -ldl -lrt")
+endif()
 configure_file(cmake/actorflow.pc.in "${PROJECT_BINARY_DIR}/actorflow.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/actorflow.pc" DESTINATION ${AF_INSTALL_LIBDIR}/pkgconfig)
 

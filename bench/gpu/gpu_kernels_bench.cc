@@ -332,6 +332,71 @@ void PickAlgorithm(cudnnConvolutionDescriptor_t conv, int count,
   Fail("cuDNN algorithm", errors::Unimplemented("no usable algorithm"));
 }
 
+// A filter's values moved between the kernels' HWIO layout and cuDNN's
+// KRSC.
+std::vector<float> HwioToKrsc(const ConvShape& cs, const std::vector<float>& hwio) {
+  std::vector<float> krsc(hwio.size());
+  for (int64_t r = 0; r < cs.r; ++r)
+    for (int64_t s = 0; s < cs.s; ++s)
+      for (int64_t c = 0; c < cs.c; ++c)
+        for (int64_t k = 0; k < cs.k; ++k)
+          krsc[((k * cs.r + r) * cs.s + s) * cs.c + c] =
+              hwio[((r * cs.s + s) * cs.c + c) * cs.k + k];
+  return krsc;
+}
+
+std::vector<float> KrscToHwio(const ConvShape& cs, const std::vector<float>& krsc) {
+  std::vector<float> hwio(krsc.size());
+  for (int64_t r = 0; r < cs.r; ++r)
+    for (int64_t s = 0; s < cs.s; ++s)
+      for (int64_t c = 0; c < cs.c; ++c)
+        for (int64_t k = 0; k < cs.k; ++k)
+          hwio[((r * cs.s + s) * cs.c + c) * cs.k + k] =
+              krsc[((k * cs.r + r) * cs.s + s) * cs.c + c];
+  return hwio;
+}
+
+// One figure of BenchConv: `kernel` against the cuDNN call `direct_call(algo,
+// workspace, workspace bytes)` (named `direct_name`) with the algorithm that
+// PickAlgorithm chooses from `workspace`, `find` and `heuristic`. The check
+// compares the kernel's output with `direct_result()` (the direct call's
+// output in the kernel's layout).
+template <typename Perf>
+void BenchConvPass(GpuDevice* device, cudaStream_t stream, const DirectConv& d, int algo_count,
+                   KernelCall& kernel, const std::function<cudnnStatus_t(int, size_t*)>& workspace,
+                   const std::function<cudnnStatus_t(int*, Perf*, void*, size_t)>& find,
+                   const std::function<cudnnStatus_t(int*, Perf*)>& heuristic,
+                   const std::function<cudnnStatus_t(int, void*, size_t)>& direct_call,
+                   const char* direct_name,
+                   const std::function<std::vector<float>()>& direct_result,
+                   const std::string& case_name, double flops) {
+  kernel.Run();
+  int algo = 0;
+  size_t ws_bytes = 0;
+  cudnnMathType_t math = CUDNN_FMA_MATH;
+  // The math type SetUpDirect sets (the previous pass changed it).
+  CheckCudnn(cudnnSetConvolutionMathType(d.conv.get(),
+                                         gpu::AllowTf32() ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH),
+             "math type");
+  PickAlgorithm<Perf>(d.conv.get(), algo_count, workspace, find, heuristic, device, &algo,
+                      &ws_bytes, &math);
+  CheckCudnn(cudnnSetConvolutionMathType(d.conv.get(), math), "math type");
+  Tensor ws = ws_bytes > 0 ? EmptyDeviceTensor(device, DT_UINT8,
+                                               TensorShape{static_cast<int64_t>(ws_bytes)})
+                           : Tensor();
+  auto direct = [&] {
+    CheckCudnn(direct_call(algo, ws_bytes ? ws.raw_data() : nullptr, ws_bytes), direct_name);
+  };
+  direct();
+  CheckCuda(cudaStreamSynchronize(stream), "sync");
+  const double diff = MaxAbsDiff(ToHostFloats(kernel.output()), direct_result());
+  int calls = 0;
+  const double ours = TimePerCall(stream, [&] { kernel.Run(); }, &calls);
+  const double theirs = TimePerCall(stream, direct, &calls);
+  PrintFigure(case_name, ours, theirs, flops, "cudnn_direct", calls, diff,
+              "\"algo\":" + std::to_string(algo));
+}
+
 void BenchConv(GpuDevice* device, cudaStream_t stream, cudnnHandle_t cudnn, const ConvShape& cs) {
   const TensorShape x_shape{cs.batch, cs.h, cs.w, cs.c};
   const TensorShape y_shape{cs.batch, cs.h, cs.w, cs.k};
@@ -343,12 +408,7 @@ void BenchConv(GpuDevice* device, cudaStream_t stream, cudnnHandle_t cudnn, cons
   // The direct calls' filter: the same values in cuDNN's layout.
   Tensor w_krsc = EmptyDeviceTensor(device, DT_FLOAT, krsc);
   {
-    std::vector<float> h = ToHostFloats(w_hwio), t(h.size());
-    for (int64_t r = 0; r < cs.r; ++r)
-      for (int64_t s = 0; s < cs.s; ++s)
-        for (int64_t c = 0; c < cs.c; ++c)
-          for (int64_t k = 0; k < cs.k; ++k)
-            t[((k * cs.r + r) * cs.s + s) * cs.c + c] = h[((r * cs.s + s) * cs.c + c) * cs.k + k];
+    const std::vector<float> t = HwioToKrsc(cs, ToHostFloats(w_hwio));
     CheckCuda(cudaMemcpy(w_krsc.raw_data(), t.data(), t.size() * sizeof(float),
                          cudaMemcpyHostToDevice),
               "cudaMemcpy");
@@ -374,158 +434,86 @@ void BenchConv(GpuDevice* device, cudaStream_t stream, cudnnHandle_t cudnn, cons
                    {x, Int32Host({cs.r, cs.s, cs.c, cs.k}), dy});
 
   // Forward.
-  {
-    fwd.Run();
-    int algo = 0;
-    size_t ws_bytes = 0;
-    cudnnMathType_t math = CUDNN_FMA_MATH;
-    PickAlgorithm<cudnnConvolutionFwdAlgoPerf_t>(
-        d.conv.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-        [&](int a, size_t* bytes) {
-          return cudnnGetConvolutionForwardWorkspaceSize(cudnn, d.x.get(), d.w.get(), d.conv.get(),
-                                                         d.y.get(),
-                                                         static_cast<cudnnConvolutionFwdAlgo_t>(a),
-                                                         bytes);
-        },
-        [&](int* n, cudnnConvolutionFwdAlgoPerf_t* p, void* ws, size_t bytes) {
-          return cudnnFindConvolutionForwardAlgorithmEx(
-              cudnn, d.x.get(), x.raw_data(), d.w.get(), w_krsc.raw_data(), d.conv.get(),
-              d.y.get(), y_direct.raw_data(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, n, p, ws, bytes);
-        },
-        [&](int* n, cudnnConvolutionFwdAlgoPerf_t* p) {
-          return cudnnGetConvolutionForwardAlgorithm_v7(cudnn, d.x.get(), d.w.get(), d.conv.get(),
-                                                        d.y.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-                                                        n, p);
-        },
-        device, &algo, &ws_bytes, &math);
-    CheckCudnn(cudnnSetConvolutionMathType(d.conv.get(), math), "math type");
-    Tensor ws = ws_bytes > 0 ? EmptyDeviceTensor(device, DT_UINT8,
-                                                 TensorShape{static_cast<int64_t>(ws_bytes)})
-                             : Tensor();
-    auto direct = [&] {
-      CheckCudnn(cudnnConvolutionForward(cudnn, &one, d.x.get(), x.raw_data(), d.w.get(),
-                                         w_krsc.raw_data(), d.conv.get(),
-                                         static_cast<cudnnConvolutionFwdAlgo_t>(algo),
-                                         ws_bytes ? ws.raw_data() : nullptr, ws_bytes, &zero,
-                                         d.y.get(), y_direct.raw_data()),
-                 "cudnnConvolutionForward");
-    };
-    direct();
-    CheckCuda(cudaStreamSynchronize(stream), "sync");
-    const double diff = MaxAbsDiff(ToHostFloats(fwd.output()), ToHostFloats(y_direct));
-    int calls = 0;
-    const double ours = TimePerCall(stream, [&] { fwd.Run(); }, &calls);
-    const double theirs = TimePerCall(stream, direct, &calls);
-    PrintFigure(prefix + "_forward", ours, theirs, flops, "cudnn_direct", calls, diff,
-                "\"algo\":" + std::to_string(algo));
-  }
+  BenchConvPass<cudnnConvolutionFwdAlgoPerf_t>(
+      device, stream, d, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, fwd,
+      [&](int a, size_t* bytes) {
+        return cudnnGetConvolutionForwardWorkspaceSize(cudnn, d.x.get(), d.w.get(), d.conv.get(),
+                                                       d.y.get(),
+                                                       static_cast<cudnnConvolutionFwdAlgo_t>(a),
+                                                       bytes);
+      },
+      [&](int* n, cudnnConvolutionFwdAlgoPerf_t* p, void* ws, size_t bytes) {
+        return cudnnFindConvolutionForwardAlgorithmEx(
+            cudnn, d.x.get(), x.raw_data(), d.w.get(), w_krsc.raw_data(), d.conv.get(), d.y.get(),
+            y_direct.raw_data(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, n, p, ws, bytes);
+      },
+      [&](int* n, cudnnConvolutionFwdAlgoPerf_t* p) {
+        return cudnnGetConvolutionForwardAlgorithm_v7(cudnn, d.x.get(), d.w.get(), d.conv.get(),
+                                                      d.y.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                                                      n, p);
+      },
+      [&](int algo, void* ws, size_t ws_bytes) {
+        return cudnnConvolutionForward(cudnn, &one, d.x.get(), x.raw_data(), d.w.get(),
+                                       w_krsc.raw_data(), d.conv.get(),
+                                       static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws, ws_bytes,
+                                       &zero, d.y.get(), y_direct.raw_data());
+      },
+      "cudnnConvolutionForward", [&] { return ToHostFloats(y_direct); }, prefix + "_forward",
+      flops);
   // Gradient of the input.
-  {
-    bwd_in.Run();
-    int algo = 0;
-    size_t ws_bytes = 0;
-    cudnnMathType_t math = CUDNN_FMA_MATH;
-    CheckCudnn(cudnnSetConvolutionMathType(d.conv.get(),
-                                           gpu::AllowTf32() ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH),
-               "math type");
-    PickAlgorithm<cudnnConvolutionBwdDataAlgoPerf_t>(
-        d.conv.get(), CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
-        [&](int a, size_t* bytes) {
-          return cudnnGetConvolutionBackwardDataWorkspaceSize(
-              cudnn, d.w.get(), d.y.get(), d.conv.get(), d.x.get(),
-              static_cast<cudnnConvolutionBwdDataAlgo_t>(a), bytes);
-        },
-        [&](int* n, cudnnConvolutionBwdDataAlgoPerf_t* p, void* ws, size_t bytes) {
-          return cudnnFindConvolutionBackwardDataAlgorithmEx(
-              cudnn, d.w.get(), w_krsc.raw_data(), d.y.get(), dy.raw_data(), d.conv.get(),
-              d.x.get(), dx_direct.raw_data(), CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, n, p, ws,
-              bytes);
-        },
-        [&](int* n, cudnnConvolutionBwdDataAlgoPerf_t* p) {
-          return cudnnGetConvolutionBackwardDataAlgorithm_v7(
-              cudnn, d.w.get(), d.y.get(), d.conv.get(), d.x.get(),
-              CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, n, p);
-        },
-        device, &algo, &ws_bytes, &math);
-    CheckCudnn(cudnnSetConvolutionMathType(d.conv.get(), math), "math type");
-    Tensor ws = ws_bytes > 0 ? EmptyDeviceTensor(device, DT_UINT8,
-                                                 TensorShape{static_cast<int64_t>(ws_bytes)})
-                             : Tensor();
-    auto direct = [&] {
-      CheckCudnn(cudnnConvolutionBackwardData(cudnn, &one, d.w.get(), w_krsc.raw_data(), d.y.get(),
-                                              dy.raw_data(), d.conv.get(),
-                                              static_cast<cudnnConvolutionBwdDataAlgo_t>(algo),
-                                              ws_bytes ? ws.raw_data() : nullptr, ws_bytes, &zero,
-                                              d.x.get(), dx_direct.raw_data()),
-                 "cudnnConvolutionBackwardData");
-    };
-    direct();
-    CheckCuda(cudaStreamSynchronize(stream), "sync");
-    const double diff = MaxAbsDiff(ToHostFloats(bwd_in.output()), ToHostFloats(dx_direct));
-    int calls = 0;
-    const double ours = TimePerCall(stream, [&] { bwd_in.Run(); }, &calls);
-    const double theirs = TimePerCall(stream, direct, &calls);
-    PrintFigure(prefix + "_backprop_input", ours, theirs, flops, "cudnn_direct", calls, diff,
-                "\"algo\":" + std::to_string(algo));
-  }
+  BenchConvPass<cudnnConvolutionBwdDataAlgoPerf_t>(
+      device, stream, d, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, bwd_in,
+      [&](int a, size_t* bytes) {
+        return cudnnGetConvolutionBackwardDataWorkspaceSize(
+            cudnn, d.w.get(), d.y.get(), d.conv.get(), d.x.get(),
+            static_cast<cudnnConvolutionBwdDataAlgo_t>(a), bytes);
+      },
+      [&](int* n, cudnnConvolutionBwdDataAlgoPerf_t* p, void* ws, size_t bytes) {
+        return cudnnFindConvolutionBackwardDataAlgorithmEx(
+            cudnn, d.w.get(), w_krsc.raw_data(), d.y.get(), dy.raw_data(), d.conv.get(), d.x.get(),
+            dx_direct.raw_data(), CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, n, p, ws, bytes);
+      },
+      [&](int* n, cudnnConvolutionBwdDataAlgoPerf_t* p) {
+        return cudnnGetConvolutionBackwardDataAlgorithm_v7(
+            cudnn, d.w.get(), d.y.get(), d.conv.get(), d.x.get(),
+            CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, n, p);
+      },
+      [&](int algo, void* ws, size_t ws_bytes) {
+        return cudnnConvolutionBackwardData(cudnn, &one, d.w.get(), w_krsc.raw_data(), d.y.get(),
+                                            dy.raw_data(), d.conv.get(),
+                                            static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws,
+                                            ws_bytes, &zero, d.x.get(), dx_direct.raw_data());
+      },
+      "cudnnConvolutionBackwardData", [&] { return ToHostFloats(dx_direct); },
+      prefix + "_backprop_input", flops);
   // Gradient of the filter (the kernel's output is HWIO, cuDNN's KRSC: the
   // check compares them through the layout change).
-  {
-    bwd_w.Run();
-    int algo = 0;
-    size_t ws_bytes = 0;
-    cudnnMathType_t math = CUDNN_FMA_MATH;
-    CheckCudnn(cudnnSetConvolutionMathType(d.conv.get(),
-                                           gpu::AllowTf32() ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH),
-               "math type");
-    PickAlgorithm<cudnnConvolutionBwdFilterAlgoPerf_t>(
-        d.conv.get(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
-        [&](int a, size_t* bytes) {
-          return cudnnGetConvolutionBackwardFilterWorkspaceSize(
-              cudnn, d.x.get(), d.y.get(), d.conv.get(), d.w.get(),
-              static_cast<cudnnConvolutionBwdFilterAlgo_t>(a), bytes);
-        },
-        [&](int* n, cudnnConvolutionBwdFilterAlgoPerf_t* p, void* ws, size_t bytes) {
-          return cudnnFindConvolutionBackwardFilterAlgorithmEx(
-              cudnn, d.x.get(), x.raw_data(), d.y.get(), dy.raw_data(), d.conv.get(), d.w.get(),
-              dw_direct.raw_data(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, n, p, ws, bytes);
-        },
-        [&](int* n, cudnnConvolutionBwdFilterAlgoPerf_t* p) {
-          return cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-              cudnn, d.x.get(), d.y.get(), d.conv.get(), d.w.get(),
-              CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, n, p);
-        },
-        device, &algo, &ws_bytes, &math);
-    CheckCudnn(cudnnSetConvolutionMathType(d.conv.get(), math), "math type");
-    Tensor ws = ws_bytes > 0 ? EmptyDeviceTensor(device, DT_UINT8,
-                                                 TensorShape{static_cast<int64_t>(ws_bytes)})
-                             : Tensor();
-    auto direct = [&] {
-      CheckCudnn(cudnnConvolutionBackwardFilter(cudnn, &one, d.x.get(), x.raw_data(), d.y.get(),
-                                                dy.raw_data(), d.conv.get(),
-                                                static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
-                                                ws_bytes ? ws.raw_data() : nullptr, ws_bytes,
-                                                &zero, d.w.get(), dw_direct.raw_data()),
-                 "cudnnConvolutionBackwardFilter");
-    };
-    direct();
-    CheckCuda(cudaStreamSynchronize(stream), "sync");
-    const std::vector<float> ours_hwio = ToHostFloats(bwd_w.output());
-    const std::vector<float> theirs_krsc = ToHostFloats(dw_direct);
-    std::vector<float> theirs_hwio(theirs_krsc.size());
-    for (int64_t r = 0; r < cs.r; ++r)
-      for (int64_t s = 0; s < cs.s; ++s)
-        for (int64_t c = 0; c < cs.c; ++c)
-          for (int64_t k = 0; k < cs.k; ++k)
-            theirs_hwio[((r * cs.s + s) * cs.c + c) * cs.k + k] =
-                theirs_krsc[((k * cs.r + r) * cs.s + s) * cs.c + c];
-    const double diff = MaxAbsDiff(ours_hwio, theirs_hwio);
-    int calls = 0;
-    const double ours = TimePerCall(stream, [&] { bwd_w.Run(); }, &calls);
-    const double theirs = TimePerCall(stream, direct, &calls);
-    PrintFigure(prefix + "_backprop_filter", ours, theirs, flops, "cudnn_direct", calls, diff,
-                "\"algo\":" + std::to_string(algo));
-  }
+  BenchConvPass<cudnnConvolutionBwdFilterAlgoPerf_t>(
+      device, stream, d, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, bwd_w,
+      [&](int a, size_t* bytes) {
+        return cudnnGetConvolutionBackwardFilterWorkspaceSize(
+            cudnn, d.x.get(), d.y.get(), d.conv.get(), d.w.get(),
+            static_cast<cudnnConvolutionBwdFilterAlgo_t>(a), bytes);
+      },
+      [&](int* n, cudnnConvolutionBwdFilterAlgoPerf_t* p, void* ws, size_t bytes) {
+        return cudnnFindConvolutionBackwardFilterAlgorithmEx(
+            cudnn, d.x.get(), x.raw_data(), d.y.get(), dy.raw_data(), d.conv.get(), d.w.get(),
+            dw_direct.raw_data(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, n, p, ws, bytes);
+      },
+      [&](int* n, cudnnConvolutionBwdFilterAlgoPerf_t* p) {
+        return cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+            cudnn, d.x.get(), d.y.get(), d.conv.get(), d.w.get(),
+            CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, n, p);
+      },
+      [&](int algo, void* ws, size_t ws_bytes) {
+        return cudnnConvolutionBackwardFilter(cudnn, &one, d.x.get(), x.raw_data(), d.y.get(),
+                                              dy.raw_data(), d.conv.get(),
+                                              static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
+                                              ws, ws_bytes, &zero, d.w.get(),
+                                              dw_direct.raw_data());
+      },
+      "cudnnConvolutionBackwardFilter", [&] { return KrscToHwio(cs, ToHostFloats(dw_direct)); },
+      prefix + "_backprop_filter", flops);
 }
 
 int Main(int argc, char** argv) {

@@ -1,12 +1,12 @@
 #include "tests/gpu/gpu_kernel_runner.h"
 
 #include <cmath>
-#include <future>
 #include <mutex>
 
 #include "core/gpu/gpu_device_context.h"
 #include "core/kernel_registry.h"
 #include "runtime/gpu_device.h"
+#include "tests/gpu/gpu_test_util.h"
 
 namespace af::test {
 namespace {
@@ -20,45 +20,6 @@ struct TestGpuState {
 TestGpuState& State() {
   static TestGpuState* state = new TestGpuState();
   return *state;
-}
-
-double ElementAsDouble(const Tensor& t, int64_t i) {
-  switch (BaseType(t.dtype())) {
-    case DT_HALF:
-      return HalfToFloat(t.data<half>()[i]);
-    case DT_BFLOAT16:
-      return BFloat16ToFloat(t.data<bfloat16>()[i]);
-    case DT_UINT8:
-      return t.data<uint8_t>()[i];
-    case DT_INT8:
-      return t.data<int8_t>()[i];
-    case DT_INT16:
-      return t.data<int16_t>()[i];
-    default:
-      return ValueAsDouble(t, i);
-  }
-}
-
-// A device tensor holding `host`'s elements (or `host` itself for types
-// that live in host memory on a GPU).
-StatusOr<Tensor> ToDevice(GpuDevice* device, const Tensor& host) {
-  if (!host.IsInitialized() || gpu::LivesInHostMemoryOnGpu(host.dtype())) return host;
-  Tensor t;
-  AF_RETURN_IF_ERROR(Tensor::Allocate(device->GetAllocatorFor(host.dtype()), host.dtype(),
-                                      host.shape(), &t));
-  gpu::Stream* s = device->gpu_context()->host_to_device_stream();
-  AF_RETURN_IF_ERROR(s->CopyHostToDevice(t.raw_data(), host.raw_data(), host.TotalBytes()));
-  AF_RETURN_IF_ERROR(s->Synchronize());
-  return t;
-}
-
-StatusOr<Tensor> ToHost(GpuDevice* device, const Tensor& t) {
-  if (!t.IsInitialized() || t.buffer()->allocator()->IsHostAccessible()) return t;
-  Tensor host(t.dtype(), t.shape());
-  gpu::Stream* s = device->gpu_context()->device_to_host_stream();
-  AF_RETURN_IF_ERROR(s->CopyDeviceToHost(host.raw_data(), t.raw_data(), t.TotalBytes()));
-  AF_RETURN_IF_ERROR(s->Synchronize());
-  return host;
 }
 
 }  // namespace
@@ -146,7 +107,7 @@ StatusOr<std::vector<Tensor>> GpuKernelRunner::RunGpu() {
   std::vector<Tensor> refs(inputs_.size());
   std::vector<TensorValue> in(inputs_.size());
   for (size_t i = 0; i < inputs_.size(); ++i) {
-    StatusOr<Tensor> d = ToDevice(device, inputs_[i]);
+    StatusOr<Tensor> d = HostToGpu(device, inputs_[i]);
     if (!d.ok()) return d.status();
     if (is_ref_[i]) {
       refs[i] = std::move(d).value();
@@ -157,34 +118,12 @@ StatusOr<std::vector<Tensor>> GpuKernelRunner::RunGpu() {
     }
     in[i].has_value = true;
   }
-  std::vector<TensorValue> out(kernel->num_outputs());
-  OpKernelContext::Params params;
-  params.device = device;
-  params.op_kernel = kernel.get();
-  params.inputs = in.data();
-  params.outputs = out.data();
-  OpKernelContext ctx(&params);
-  if (AsyncOpKernel* async = kernel->AsAsync()) {
-    std::promise<void> finished;
-    async->ComputeAsync(&ctx, [&finished] { finished.set_value(); });
-    finished.get_future().wait();
-  } else {
-    kernel->Compute(&ctx);
-  }
-  AF_RETURN_IF_ERROR(device->gpu_context()->compute_stream()->Synchronize());
-  in.clear();
-  if (!ctx.status().ok()) return ctx.status();
-  std::vector<Tensor> results;
-  for (int i = 0; i < kernel->num_outputs(); ++i) {
-    if (!out[i].has_value)
-      return errors::Internal("GPU kernel for ", op_, " did not set output ", i);
-    StatusOr<Tensor> h = ToHost(device, out[i].get());
-    if (!h.ok()) return h.status();
-    results.push_back(std::move(h).value());
-  }
+  StatusOr<std::vector<Tensor>> computed = ComputeOnGpu(device, kernel.get(), std::move(in));
+  if (!computed.ok()) return computed.status();
+  std::vector<Tensor> results = std::move(computed).value();
   for (size_t i = 0; i < inputs_.size(); ++i) {
     if (!is_ref_[i]) continue;
-    StatusOr<Tensor> h = ToHost(device, refs[i]);
+    StatusOr<Tensor> h = GpuToHost(device, refs[i]);
     if (!h.ok()) return h.status();
     results.push_back(std::move(h).value());
   }
@@ -210,8 +149,8 @@ void GpuKernelRunner::ExpectSameAsCpu(double rtol, double atol) {
     int64_t first_bad = -1;
     double worst = 0;
     for (int64_t i = 0; i < c.NumElements(); ++i) {
-      const double want = ElementAsDouble(c, i);
-      const double got = ElementAsDouble(g, i);
+      const double want = Elem(c, i);
+      const double got = Elem(g, i);
       if (std::isnan(want) && std::isnan(got)) continue;
       if (want == got) continue;  // equal infinities too
       const double err = std::fabs(got - want);
@@ -224,9 +163,9 @@ void GpuKernelRunner::ExpectSameAsCpu(double rtol, double atol) {
     BOOST_CHECK_MESSAGE(bad == 0, op_ << " output " << k << ": " << bad << " of "
                                       << c.NumElements() << " elements differ; first at "
                                       << first_bad << " (gpu "
-                                      << (first_bad >= 0 ? ElementAsDouble(g, first_bad) : 0)
+                                      << (first_bad >= 0 ? Elem(g, first_bad) : 0)
                                       << ", cpu "
-                                      << (first_bad >= 0 ? ElementAsDouble(c, first_bad) : 0)
+                                      << (first_bad >= 0 ? Elem(c, first_bad) : 0)
                                       << "), worst abs error " << worst);
   }
 }

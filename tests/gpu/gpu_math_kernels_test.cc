@@ -29,32 +29,14 @@
 #include "core/tensor.h"
 #include "core/types.h"
 #include "tests/gpu/gpu_kernel_runner.h"
+#include "tests/gpu/gpu_test_util.h"
 #include "tests/kernels/op_test_util.h"
 
 namespace af::test {
 namespace {
 
-using Ints = std::vector<int64_t>;
-
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-TensorShape Shape(const Ints& dims) {
-  TensorShape s;
-  for (int64_t d : dims) s.AddDim(d);
-  return s;
-}
-
-Tensor Int32Vector(const Ints& v) {
-  std::vector<int32_t> values(v.begin(), v.end());
-  return Tensor::FromVector<int32_t>(values);
-}
-
-Tensor Int64Vector(const Ints& v) { return Tensor::FromVector<int64_t>(v); }
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
 
 template <typename T>
 Tensor Random(const Ints& dims, uint32_t seed, double lo = -1.0, double hi = 1.0) {
@@ -84,175 +66,7 @@ Tensor SpecialValues() {
                       88.0f, -88.0f, 90.0f, -104.0f});
 }
 
-// ---- narrow float types -----------------------------------------------
-
-Tensor Narrow(const Tensor& f, DataType dtype) {
-  Tensor t(dtype, f.shape());
-  const float* src = f.data<float>();
-  for (int64_t i = 0; i < f.NumElements(); ++i) {
-    if (dtype == DT_HALF)
-      t.data<half>()[i] = FloatToHalf(src[i]);
-    else
-      t.data<bfloat16>()[i] = FloatToBFloat16(src[i]);
-  }
-  return t;
-}
-
-Tensor Widen(const Tensor& t) {
-  const DataType dt = BaseType(t.dtype());
-  if (dt != DT_HALF && dt != DT_BFLOAT16) return t;
-  Tensor f(DT_FLOAT, t.shape());
-  for (int64_t i = 0; i < t.NumElements(); ++i)
-    f.data<float>()[i] =
-        dt == DT_HALF ? HalfToFloat(t.data<half>()[i]) : BFloat16ToFloat(t.data<bfloat16>()[i]);
-  return f;
-}
-
-Tensor RandomNarrow(DataType dtype, const Ints& dims, uint32_t seed, double lo = -1.0,
-                    double hi = 1.0) {
-  return Narrow(Random<float>(dims, seed, lo, hi), dtype);
-}
-
-// Element i of any numeric tensor as a double.
-double Elem(const Tensor& t, int64_t i) {
-  switch (BaseType(t.dtype())) {
-    case DT_HALF: return HalfToFloat(t.data<half>()[i]);
-    case DT_BFLOAT16: return BFloat16ToFloat(t.data<bfloat16>()[i]);
-    case DT_UINT8: return t.data<uint8_t>()[i];
-    case DT_INT8: return t.data<int8_t>()[i];
-    case DT_INT16: return t.data<int16_t>()[i];
-    default: return ValueAsDouble(t, i);
-  }
-}
-
-// Checks `got` against `want` element by element: same dtype and shape,
-// |got - want| <= atol + rtol * |want|, NaN matching NaN.
-void ExpectClose(const Tensor& got, const Tensor& want, double rtol, double atol,
-                 const std::string& what) {
-  BOOST_REQUIRE_MESSAGE(BaseType(got.dtype()) == BaseType(want.dtype()),
-                        what << ": dtype " << DataTypeString(got.dtype()) << " vs "
-                             << DataTypeString(want.dtype()));
-  BOOST_REQUIRE_MESSAGE(got.shape() == want.shape(), what << ": shape " << got.shape().DebugString()
-                                                          << " vs " << want.shape().DebugString());
-  int64_t bad = 0, first = -1;
-  for (int64_t i = 0; i < want.NumElements(); ++i) {
-    const double g = Elem(got, i), w = Elem(want, i);
-    if (g == w || (std::isnan(g) && std::isnan(w))) continue;  // infinities too
-    if (!(std::fabs(g - w) <= atol + rtol * std::fabs(w))) {
-      if (first < 0) first = i;
-      ++bad;
-    }
-  }
-  BOOST_CHECK_MESSAGE(bad == 0, what << ": " << bad << " of " << want.NumElements()
-                                     << " elements differ; first at " << first << " (gpu "
-                                     << (first >= 0 ? Elem(got, first) : 0) << ", cpu "
-                                     << (first >= 0 ? Elem(want, first) : 0) << ")");
-}
-
-// Runs `op` on the GPU only (half and bfloat16 have no CPU kernels), with
-// `attrs` setting the node's attrs, T from the last floating input.
-struct NodeAttrs {
-  tensorflow::NodeDef* node;
-  template <typename T>
-  NodeAttrs& Attr(const std::string& name, const T& value) {
-    SetAttr(node, name, value);
-    return *this;
-  }
-};
-
-StatusOr<Tensor> HostToGpu(DeviceBase* device, const Tensor& host) {
-  if (gpu::LivesInHostMemoryOnGpu(host.dtype())) return host;
-  Tensor t;
-  AF_RETURN_IF_ERROR(
-      Tensor::Allocate(device->GetAllocatorFor(host.dtype()), host.dtype(), host.shape(), &t));
-  if (host.TotalBytes() == 0) return t;
-  gpu::Stream* s = device->gpu_context()->host_to_device_stream();
-  AF_RETURN_IF_ERROR(s->CopyHostToDevice(t.raw_data(), host.raw_data(), host.TotalBytes()));
-  AF_RETURN_IF_ERROR(s->Synchronize());
-  return t;
-}
-
-StatusOr<Tensor> GpuToHost(DeviceBase* device, const Tensor& t) {
-  if (!t.IsInitialized() || t.buffer()->allocator()->IsHostAccessible()) return t;
-  Tensor host(t.dtype(), t.shape());
-  if (t.TotalBytes() == 0) return host;
-  gpu::Stream* s = device->gpu_context()->device_to_host_stream();
-  AF_RETURN_IF_ERROR(s->CopyDeviceToHost(host.raw_data(), t.raw_data(), t.TotalBytes()));
-  AF_RETURN_IF_ERROR(s->Synchronize());
-  return host;
-}
-
-template <typename SetAttrs>
-StatusOr<std::vector<Tensor>> RunOnGpuOnly(const std::string& op, SetAttrs attrs,
-                                           const std::vector<Tensor>& inputs) {
-  std::string why;
-  DeviceBase* device = TestGpu(&why);
-  if (device == nullptr) return errors::Unavailable("no GPU: ", why);
-  tensorflow::NodeDef node;
-  node.set_op(op);
-  node.set_name("gpu_math_narrow_node");
-  for (size_t i = 0; i < inputs.size(); ++i) node.add_input("input_" + std::to_string(i));
-  NodeAttrs setter{&node};
-  attrs(setter);
-  const tensorflow::OpDef* op_def = nullptr;
-  AF_RETURN_IF_ERROR(OpRegistry::Global()->LookUpOpDef(op, &op_def));
-  AddDefaultsToNodeDef(*op_def, &node);
-  AF_RETURN_IF_ERROR(ValidateNodeDef(node, *op_def));
-  std::unique_ptr<OpKernel> kernel;
-  AF_RETURN_IF_ERROR(KernelRegistry::Global()->CreateKernel(DEVICE_GPU, device, node, &kernel));
-  std::vector<TensorValue> in(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    StatusOr<Tensor> d = HostToGpu(device, inputs[i]);
-    if (!d.ok()) return d.status();
-    in[i].tensor = std::move(d).value();
-    in[i].has_value = true;
-  }
-  std::vector<TensorValue> out(kernel->num_outputs());
-  OpKernelContext::Params params;
-  params.device = device;
-  params.op_kernel = kernel.get();
-  params.inputs = in.data();
-  params.outputs = out.data();
-  OpKernelContext ctx(&params);
-  kernel->Compute(&ctx);
-  AF_RETURN_IF_ERROR(device->gpu_context()->compute_stream()->Synchronize());
-  in.clear();
-  AF_RETURN_IF_ERROR(ctx.status());
-  std::vector<Tensor> results;
-  for (int i = 0; i < kernel->num_outputs(); ++i) {
-    if (!out[i].has_value) return errors::Internal(op, " did not set output ", i);
-    StatusOr<Tensor> h = GpuToHost(device, out[i].get());
-    if (!h.ok()) return h.status();
-    results.push_back(std::move(h).value());
-  }
-  return results;
-}
-
-// `op` on half/bfloat16 `inputs` (T = dtype) on the GPU against the CPU
-// kernel on their float values; outputs compared in float.
-template <typename SetAttrs>
-void ExpectNarrowMatchesCpu(const std::string& op, DataType dtype, SetAttrs attrs,
-                            const std::vector<Tensor>& inputs, double rtol, double atol) {
-  if (!HaveCudaGpu()) {
-    BOOST_TEST_MESSAGE("skipped: half and bfloat16 need a CUDA GPU");
-    return;
-  }
-  KernelRunner cpu(op);
-  attrs(cpu);
-  for (const Tensor& t : inputs) cpu.Input(Widen(t));
-  auto got = RunOnGpuOnly(
-      op, [&](NodeAttrs& a) { attrs(a).Attr("T", dtype); }, inputs);
-  BOOST_REQUIRE_MESSAGE(got.ok(), op << " on the GPU: " << got.status().ToString());
-  auto want = cpu.Run();
-  BOOST_REQUIRE_MESSAGE(want.ok(), op << " on the CPU: " << want.status().ToString());
-  BOOST_REQUIRE_EQUAL(got.value().size(), want.value().size());
-  for (size_t o = 0; o < want.value().size(); ++o) {
-    BOOST_CHECK_EQUAL(BaseType(got.value()[o].dtype()), dtype);
-    ExpectClose(Widen(got.value()[o]), want.value()[o], rtol, atol,
-                op + " " + DataTypeString(dtype) + " output " + std::to_string(o));
-  }
-}
-
+// The attrs of ops that have none but T.
 struct NoAttrs {
   template <typename R>
   R& operator()(R& r) const {
@@ -270,14 +84,6 @@ void ExpectRunsMatch(GpuKernelRunner& r, double rtol, double atol, const std::st
   BOOST_REQUIRE_EQUAL(cpu.value().size(), gpu.value().size());
   for (size_t k = 0; k < cpu.value().size(); ++k)
     ExpectClose(gpu.value()[k], cpu.value()[k], rtol, atol, what + " output " + std::to_string(k));
-}
-
-// The GPU run fails with INVALID_ARGUMENT mentioning `what`.
-void ExpectGpuInvalidArgument(GpuKernelRunner& r, const std::string& what) {
-  auto out = r.RunGpu();
-  BOOST_REQUIRE_MESSAGE(!out.ok(), "expected an error containing '" << what << "'");
-  BOOST_CHECK_MESSAGE(out.status().code() == Code::INVALID_ARGUMENT, out.status().ToString());
-  BOOST_CHECK_MESSAGE(Contains(out.status().message(), what), out.status().message());
 }
 
 // Successive seeds for random inputs (a call per tensor, so that chained
@@ -399,9 +205,10 @@ BOOST_AUTO_TEST_CASE(binary_half_and_bfloat16) {
       for (const ShapePair& c : {ShapePair{{8, 16}, {16}}, ShapePair{{4, 1, 5}, {3, 1}},
                                  ShapePair{{1000}, {1000}}, ShapePair{{}, {9, 7}}}) {
         BOOST_TEST_CONTEXT(op << " " << DataTypeString(dt)) {
-          ExpectNarrowMatchesCpu(op, dt, NoAttrs(),
-                                 {RandomNarrow(dt, c.x, seed()), RandomNarrow(dt, c.y, seed(), 0.5, 2)},
-                                 tol, tol);
+          ExpectNarrowMatchesCpu(
+              op, dt, NoAttrs(),
+              {RandomNarrow(dt, Shape(c.x), seed()), RandomNarrow(dt, Shape(c.y), seed(), 0.5, 2)},
+              tol, tol);
         }
       }
     }

@@ -21,182 +21,11 @@
 #include "core/tensor.h"
 #include "core/types.h"
 #include "tests/gpu/gpu_kernel_runner.h"
+#include "tests/gpu/gpu_test_util.h"
 #include "tests/kernels/op_test_util.h"
 
 namespace af::test {
 namespace {
-
-using Ints = std::vector<int64_t>;
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-// ---- narrow float types -----------------------------------------------
-
-// `f` (float) rounded to `dtype` (half or bfloat16).
-Tensor Narrow(const Tensor& f, DataType dtype) {
-  Tensor t(dtype, f.shape());
-  const float* src = f.data<float>();
-  for (int64_t i = 0; i < f.NumElements(); ++i) {
-    if (dtype == DT_HALF)
-      t.data<half>()[i] = FloatToHalf(src[i]);
-    else
-      t.data<bfloat16>()[i] = FloatToBFloat16(src[i]);
-  }
-  return t;
-}
-
-// A float copy of a float, half or bfloat16 tensor; other dtypes as they are.
-Tensor Widen(const Tensor& t) {
-  const DataType dt = BaseType(t.dtype());
-  if (dt != DT_HALF && dt != DT_BFLOAT16) return t;
-  Tensor f(DT_FLOAT, t.shape());
-  for (int64_t i = 0; i < t.NumElements(); ++i)
-    f.data<float>()[i] =
-        dt == DT_HALF ? HalfToFloat(t.data<half>()[i]) : BFloat16ToFloat(t.data<bfloat16>()[i]);
-  return f;
-}
-
-// Random values in [lo, hi) already representable in `dtype`.
-Tensor RandomNarrow(DataType dtype, const TensorShape& shape, uint32_t seed, double lo = -1.0,
-                    double hi = 1.0) {
-  return Narrow(RandomTensor<float>(shape, seed, lo, hi), dtype);
-}
-
-// Sets attrs on a bare NodeDef with the runners' Attr() spelling.
-struct NodeAttrs {
-  tensorflow::NodeDef* node;
-  template <typename T>
-  NodeAttrs& Attr(const std::string& name, const T& value) {
-    SetAttr(node, name, value);
-    return *this;
-  }
-};
-
-// Copies between host tensors and the test GPU's memory (integer tensors
-// stay in host memory on a GPU and pass through).
-StatusOr<Tensor> HostToGpu(DeviceBase* device, const Tensor& host) {
-  if (gpu::LivesInHostMemoryOnGpu(host.dtype())) return host;
-  Tensor t;
-  AF_RETURN_IF_ERROR(
-      Tensor::Allocate(device->GetAllocatorFor(host.dtype()), host.dtype(), host.shape(), &t));
-  if (host.TotalBytes() == 0) return t;
-  gpu::Stream* s = device->gpu_context()->host_to_device_stream();
-  AF_RETURN_IF_ERROR(s->CopyHostToDevice(t.raw_data(), host.raw_data(), host.TotalBytes()));
-  AF_RETURN_IF_ERROR(s->Synchronize());
-  return t;
-}
-
-StatusOr<Tensor> GpuToHost(DeviceBase* device, const Tensor& t) {
-  if (!t.IsInitialized() || t.buffer()->allocator()->IsHostAccessible()) return t;
-  Tensor host(t.dtype(), t.shape());
-  if (t.TotalBytes() == 0) return host;
-  gpu::Stream* s = device->gpu_context()->device_to_host_stream();
-  AF_RETURN_IF_ERROR(s->CopyDeviceToHost(host.raw_data(), t.raw_data(), t.TotalBytes()));
-  AF_RETURN_IF_ERROR(s->Synchronize());
-  return host;
-}
-
-// Runs `op` (type attr T = `dtype`) on the test GPU, without the CPU kernel
-// GpuKernelRunner builds first (there is none for half and bfloat16).
-template <typename SetAttrs>
-StatusOr<std::vector<Tensor>> RunOnGpuOnly(const std::string& op, SetAttrs attrs, DataType dtype,
-                                           const std::vector<Tensor>& inputs) {
-  std::string why;
-  DeviceBase* device = TestGpu(&why);
-  if (device == nullptr) return errors::Unavailable("no GPU: ", why);
-  tensorflow::NodeDef node;
-  node.set_op(op);
-  node.set_name("gpu_narrow_test_node");
-  for (size_t i = 0; i < inputs.size(); ++i) node.add_input("input_" + std::to_string(i));
-  NodeAttrs setter{&node};
-  attrs(setter);
-  SetAttr(&node, "T", dtype);
-  const tensorflow::OpDef* op_def = nullptr;
-  AF_RETURN_IF_ERROR(OpRegistry::Global()->LookUpOpDef(op, &op_def));
-  AddDefaultsToNodeDef(*op_def, &node);
-  AF_RETURN_IF_ERROR(ValidateNodeDef(node, *op_def));
-  std::unique_ptr<OpKernel> kernel;
-  AF_RETURN_IF_ERROR(KernelRegistry::Global()->CreateKernel(DEVICE_GPU, device, node, &kernel));
-  std::vector<TensorValue> in(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    StatusOr<Tensor> d = HostToGpu(device, inputs[i]);
-    if (!d.ok()) return d.status();
-    in[i].tensor = std::move(d).value();
-    in[i].has_value = true;
-  }
-  std::vector<TensorValue> out(kernel->num_outputs());
-  OpKernelContext::Params params;
-  params.device = device;
-  params.op_kernel = kernel.get();
-  params.inputs = in.data();
-  params.outputs = out.data();
-  OpKernelContext ctx(&params);
-  kernel->Compute(&ctx);
-  AF_RETURN_IF_ERROR(device->gpu_context()->compute_stream()->Synchronize());
-  in.clear();
-  AF_RETURN_IF_ERROR(ctx.status());
-  std::vector<Tensor> results;
-  for (int i = 0; i < kernel->num_outputs(); ++i) {
-    if (!out[i].has_value) return errors::Internal(op, " did not set output ", i);
-    StatusOr<Tensor> h = GpuToHost(device, out[i].get());
-    if (!h.ok()) return h.status();
-    results.push_back(std::move(h).value());
-  }
-  return results;
-}
-
-// Runs `op` on the GPU with `inputs` (half / bfloat16 data) and on the CPU
-// with their float values, then checks every output element:
-// |gpu - cpu| <= atol + rtol * |cpu|. `attrs` sets the attrs on either
-// runner.
-template <typename SetAttrs>
-void ExpectNarrowMatchesCpu(const std::string& op, SetAttrs attrs,
-                            const std::vector<Tensor>& inputs, double rtol, double atol) {
-  if (!HaveCudaGpu()) {
-    BOOST_TEST_MESSAGE("skipped: half and bfloat16 need a CUDA GPU");
-    return;
-  }
-  const DataType dtype = BaseType(inputs.back().dtype());
-  KernelRunner cpu(op);
-  attrs(cpu);
-  for (const Tensor& t : inputs) cpu.Input(Widen(t));
-  auto got = RunOnGpuOnly(op, attrs, dtype, inputs);
-  BOOST_REQUIRE_MESSAGE(got.ok(), op << " on the GPU: " << got.status().ToString());
-  auto want = cpu.Run();
-  BOOST_REQUIRE_MESSAGE(want.ok(), op << " on the CPU: " << want.status().ToString());
-  BOOST_REQUIRE_EQUAL(got.value().size(), want.value().size());
-  for (size_t o = 0; o < want.value().size(); ++o) {
-    const Tensor& g = got.value()[o];
-    BOOST_CHECK_EQUAL(BaseType(g.dtype()), dtype);
-    const Tensor gf = Widen(g);
-    const Tensor& w = want.value()[o];
-    BOOST_REQUIRE_MESSAGE(gf.shape() == w.shape(), "output " << o << " has shape "
-                                                             << gf.shape().DebugString()
-                                                             << ", the CPU's "
-                                                             << w.shape().DebugString());
-    int bad = 0;
-    for (int64_t i = 0; i < w.NumElements() && bad < 5; ++i) {
-      const double a = gf.data<float>()[i], b = w.data<float>()[i];
-      if (!(std::fabs(a - b) <= atol + rtol * std::fabs(b))) {
-        ++bad;
-        BOOST_ERROR(op << " output " << o << " element " << i << ": GPU " << a << ", CPU " << b);
-      }
-    }
-  }
-}
-
-// Runs `op` on the GPU and expects INVALID_ARGUMENT naming the node and
-// containing `what`.
-void ExpectGpuInvalidArgument(GpuKernelRunner& r, const std::string& op, const std::string& what) {
-  auto out = r.RunGpu();
-  BOOST_REQUIRE(!out.ok());
-  BOOST_CHECK_MESSAGE(out.status().code() == Code::INVALID_ARGUMENT, out.status().ToString());
-  BOOST_CHECK_MESSAGE(Contains(out.status().message(), "(op '" + op + "')"),
-                      "no node in: " << out.status().message());
-  BOOST_CHECK_MESSAGE(Contains(out.status().message(), what), out.status().message());
-}
 
 // ---- convolution and pooling cases ---------------------------------------
 
@@ -214,12 +43,6 @@ struct ConvCase {
   double rtol = 1e-4, atol = 1e-3;
 };
 
-TensorShape Shape(const Ints& dims) {
-  TensorShape s;
-  for (int64_t d : dims) s.AddDim(d);
-  return s;
-}
-
 template <typename Runner>
 void ConvAttrs(Runner& r, const ConvCase& c) {
   r.Attr("strides", c.strides)
@@ -236,11 +59,6 @@ TensorShape ConvOutputShape(const ConvCase& c, const Tensor& x, const Tensor& w)
   auto out = r.Input(x).Input(w).Run();
   BOOST_REQUIRE_MESSAGE(out.ok(), out.status().ToString());
   return out.value()[0].shape();
-}
-
-Tensor Int32Vector(const Ints& v) {
-  std::vector<int32_t> values(v.begin(), v.end());
-  return Tensor::FromVector<int32_t>(values);
 }
 
 std::vector<ConvCase> ConvCases() {

@@ -34,29 +34,16 @@
 #include <cstring>
 #include <string>
 
-#include "core/gpu/bfc_allocator.h"  // complete type for gpu_device_context.h's unique_ptr
 #include "core/op_kernel.h"
 #include "kernels/array/array_kernel_util.h"
 #include "kernels/array/strided_copy.h"
+#include "kernels/gpu/cuda/cuda_types.cuh"
 #include "kernels/gpu/cuda/cuda_util.h"
 #include "kernels/gpu/gpu_kernel_registry.h"
 
 namespace af::gpu {
 namespace {
 
-constexpr int kThreads = 256;
-
-// The device's compute stream, with the kernel's GPU made the calling
-// thread's current CUDA device (launches go to the current device).
-Status KernelStream(OpKernelContext* ctx, cudaStream_t* stream) {
-  const int ordinal = GpuContext(ctx)->ordinal();
-  int current = -1;
-  cudaError_t err = cudaGetDevice(&current);
-  if (err == cudaSuccess && current != ordinal) err = cudaSetDevice(ordinal);
-  if (err != cudaSuccess) return ctx->NodeError(CudaStatus(err, "selecting the kernel's GPU"));
-  *stream = ComputeStream(ctx);
-  return Status::OK();
-}
 constexpr int kMaxDims = 8;
 
 // Whether tensors of `dt` live in device memory on a GPU (the types these
@@ -79,10 +66,6 @@ bool IsDeviceType(DataType dt) {
 Status NotOnDevice(const OpKernel& k, DataType dt) {
   return errors::Unimplemented(k.type_string(), " has no GPU kernel for ", DataTypeString(dt),
                                " (not a device-memory type)");
-}
-
-inline bool Aligned(const void* p, size_t bytes) {
-  return reinterpret_cast<uintptr_t>(p) % bytes == 0;
 }
 
 // ---------------------------------------------------------------------------

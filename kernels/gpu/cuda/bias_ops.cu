@@ -18,97 +18,18 @@
 #include <string>
 #include <type_traits>
 
-#include "core/gpu/bfc_allocator.h"  // complete type for gpu_device_context.h's unique_ptr
 #include "core/op_kernel.h"
+#include "kernels/gpu/cuda/cuda_types.cuh"
 #include "kernels/gpu/cuda/cuda_util.h"
 #include "kernels/gpu/gpu_kernel_registry.h"
 
 namespace af::gpu {
 namespace {
 
-template <typename T>
-struct Tag {
-  using type = T;
-};
-
-template <typename Fn>
-bool VisitFloat(DataType dt, Fn&& fn) {
-  switch (BaseType(dt)) {
-    case DT_FLOAT: fn(Tag<float>{}); return true;
-    case DT_DOUBLE: fn(Tag<double>{}); return true;
-    case DT_HALF: fn(Tag<__half>{}); return true;
-    case DT_BFLOAT16: fn(Tag<__nv_bfloat16>{}); return true;
-    default: return false;
-  }
-}
-
-// Compute type of the element-wise add.
-template <typename T>
-struct AccType {
-  using type = T;
-};
-template <>
-struct AccType<__half> {
-  using type = float;
-};
-template <>
-struct AccType<__nv_bfloat16> {
-  using type = float;
-};
-template <typename T>
-using Acc = typename AccType<T>::type;
-
 // Accumulator of the gradient sums: double for float and double.
 template <typename T>
 using SumAcc = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, double>, double,
                                   float>;
-
-template <typename T>
-__device__ __forceinline__ auto ToAcc(T v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __half2float(v);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __bfloat162float(v);
-  } else {
-    return v;
-  }
-}
-template <typename T, typename A>
-__device__ __forceinline__ T FromAcc(A v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half_rn(static_cast<float>(v));
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __float2bfloat16_rn(static_cast<float>(v));
-  } else {
-    return static_cast<T>(v);
-  }
-}
-
-template <typename T, int N>
-struct alignas(sizeof(T) * N) Vec {
-  T v[N];
-};
-
-template <typename T>
-constexpr int kVecWidth = static_cast<int>(16 / sizeof(T));
-
-inline bool Aligned(const void* p, size_t bytes) {
-  return reinterpret_cast<uintptr_t>(p) % bytes == 0;
-}
-
-constexpr int kThreads = 256;
-
-// The device's compute stream, with the kernel's GPU made the calling
-// thread's current CUDA device (launches go to the current device).
-Status KernelStream(OpKernelContext* ctx, cudaStream_t* stream) {
-  const int ordinal = GpuContext(ctx)->ordinal();
-  int current = -1;
-  cudaError_t err = cudaGetDevice(&current);
-  if (err == cudaSuccess && current != ordinal) err = cudaSetDevice(ordinal);
-  if (err != cudaSuccess) return ctx->NodeError(CudaStatus(err, "selecting the kernel's GPU"));
-  *stream = ComputeStream(ctx);
-  return Status::OK();
-}
 
 int SmCount(OpKernelContext* ctx) {
   const int sms = GpuContext(ctx)->properties().multiprocessor_count;
@@ -182,11 +103,6 @@ Status BiasAddImpl(cudaStream_t stream, const T* x, const T* b, T* z, int64_t n,
 // blockDim.y row lanes), grid.x column tiles, grid.y row splits. With one
 // split the sums go to out finished, else to partial[split * cols + c].
 
-template <typename T, int N>
-__device__ __forceinline__ Vec<T, N> LoadVec(const T* p) {
-  return *reinterpret_cast<const Vec<T, N>*>(p);
-}
-
 template <typename In, typename A, typename Out, int V>
 __global__ void __launch_bounds__(kThreads)
     ColumnSumKernel(const In* __restrict__ in, int64_t rows, int64_t cols,
@@ -209,14 +125,14 @@ __global__ void __launch_bounds__(kThreads)
     for (; r + 3 * lanes < r1; r += 4 * lanes) {
       Vec<In, V> v[4];
 #pragma unroll
-      for (int k = 0; k < 4; ++k) v[k] = LoadVec<In, V>(base + (r + k * lanes) * cols);
+      for (int k = 0; k < 4; ++k) v[k] = LoadVec<V>(base + (r + k * lanes) * cols);
 #pragma unroll
       for (int k = 0; k < 4; ++k)
 #pragma unroll
         for (int j = 0; j < V; ++j) acc[k][j] += static_cast<A>(ToAcc(v[k].v[j]));
     }
     for (; r < r1; r += lanes) {
-      const Vec<In, V> v = LoadVec<In, V>(base + r * cols);
+      const Vec<In, V> v = LoadVec<V>(base + r * cols);
 #pragma unroll
       for (int j = 0; j < V; ++j) acc[0][j] += static_cast<A>(ToAcc(v.v[j]));
     }

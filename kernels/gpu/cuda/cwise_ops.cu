@@ -19,8 +19,8 @@
 #include <string>
 #include <type_traits>
 
-#include "core/gpu/bfc_allocator.h"  // complete type for gpu_device_context.h's unique_ptr
 #include "core/op_kernel.h"
+#include "kernels/gpu/cuda/cuda_types.cuh"
 #include "kernels/gpu/cuda/cuda_util.h"
 #include "kernels/gpu/gpu_kernel_registry.h"
 #include "kernels/math/broadcast.h"
@@ -30,23 +30,6 @@ namespace {
 
 // ---------------------------------------------------------------------------
 // Types.
-
-template <typename T>
-struct Tag {
-  using type = T;
-};
-
-// Calls fn(Tag<T>{}) with the device type of a floating dtype.
-template <typename Fn>
-bool VisitFloat(DataType dt, Fn&& fn) {
-  switch (BaseType(dt)) {
-    case DT_FLOAT: fn(Tag<float>{}); return true;
-    case DT_DOUBLE: fn(Tag<double>{}); return true;
-    case DT_HALF: fn(Tag<__half>{}); return true;
-    case DT_BFLOAT16: fn(Tag<__nv_bfloat16>{}); return true;
-    default: return false;
-  }
-}
 
 // Every type that lives in device memory (Cast's domain).
 template <typename Fn>
@@ -58,98 +41,6 @@ bool VisitDeviceType(DataType dt, Fn&& fn) {
     default: return VisitFloat(dt, fn);
   }
 }
-
-template <typename T>
-struct AccType {
-  using type = T;
-};
-template <>
-struct AccType<__half> {
-  using type = float;
-};
-template <>
-struct AccType<__nv_bfloat16> {
-  using type = float;
-};
-template <typename T>
-using Acc = typename AccType<T>::type;
-
-template <typename T>
-__device__ __forceinline__ Acc<T> ToAcc(T v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __half2float(v);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __bfloat162float(v);
-  } else {
-    return v;
-  }
-}
-template <typename T>
-__device__ __forceinline__ T FromAcc(Acc<T> v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half_rn(v);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __float2bfloat16_rn(v);
-  } else {
-    return v;
-  }
-}
-
-// N elements moved as one aligned access.
-template <typename T, int N>
-struct alignas(sizeof(T) * N) Vec {
-  T v[N];
-};
-template <int N, typename T>
-__device__ __forceinline__ Vec<T, N> LoadVec(const T* p) {
-  return *reinterpret_cast<const Vec<T, N>*>(p);
-}
-template <int N, typename T>
-__device__ __forceinline__ void StoreVec(T* p, const Vec<T, N>& v) {
-  *reinterpret_cast<Vec<T, N>*>(p) = v;
-}
-
-// Elements per 16-byte access.
-template <typename T>
-constexpr int kVecWidth = 16 / sizeof(T) > 0 ? static_cast<int>(16 / sizeof(T)) : 1;
-
-inline bool Aligned(const void* p, size_t bytes) {
-  return reinterpret_cast<uintptr_t>(p) % bytes == 0;
-}
-
-constexpr int kThreads = 256;
-
-// The device's compute stream, with the kernel's GPU made the calling
-// thread's current CUDA device (launches go to the current device).
-Status KernelStream(OpKernelContext* ctx, cudaStream_t* stream) {
-  const int ordinal = GpuContext(ctx)->ordinal();
-  int current = -1;
-  cudaError_t err = cudaGetDevice(&current);
-  if (err == cudaSuccess && current != ordinal) err = cudaSetDevice(ordinal);
-  if (err != cudaSuccess) return ctx->NodeError(CudaStatus(err, "selecting the kernel's GPU"));
-  *stream = ComputeStream(ctx);
-  return Status::OK();
-}
-
-// ---------------------------------------------------------------------------
-// Math on the compute types.
-
-__device__ __forceinline__ float DExp(float a) { return expf(a); }
-__device__ __forceinline__ double DExp(double a) { return exp(a); }
-__device__ __forceinline__ float DExpm1(float a) { return expm1f(a); }
-__device__ __forceinline__ double DExpm1(double a) { return expm1(a); }
-__device__ __forceinline__ float DLog(float a) { return logf(a); }
-__device__ __forceinline__ double DLog(double a) { return log(a); }
-__device__ __forceinline__ float DLog1p(float a) { return log1pf(a); }
-__device__ __forceinline__ double DLog1p(double a) { return log1p(a); }
-__device__ __forceinline__ float DSqrt(float a) { return sqrtf(a); }
-__device__ __forceinline__ double DSqrt(double a) { return sqrt(a); }
-__device__ __forceinline__ float DTanh(float a) { return tanhf(a); }
-__device__ __forceinline__ double DTanh(double a) { return tanh(a); }
-__device__ __forceinline__ float DPow(float a, float b) { return powf(a, b); }
-__device__ __forceinline__ double DPow(double a, double b) { return pow(a, b); }
-__device__ __forceinline__ float DAbs(float a) { return fabsf(a); }
-__device__ __forceinline__ double DAbs(double a) { return fabs(a); }
 
 constexpr double kSeluScale = 1.0507009873554804934193349852946;
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "kernels/gpu/cuda/cuda_types.cuh"
+
 namespace af::gpu {
 
 namespace {
@@ -9,15 +11,6 @@ namespace {
 struct Dims4 {
   int64_t d[4];
 };
-
-constexpr int kThreads = 256;
-
-unsigned BlocksFor(int64_t n) {
-  int64_t blocks = (n + kThreads - 1) / kThreads;
-  if (blocks < 1) blocks = 1;
-  if (blocks > 65535LL * 32) blocks = 65535LL * 32;  // the loops stride over the rest
-  return static_cast<unsigned>(blocks);
-}
 
 // `src_stride.d[k]` is the step in `in` for one step along out's axis k.
 template <typename E>
@@ -70,9 +63,8 @@ cudaError_t Permute(cudaStream_t stream, const void* in, const int64_t in_dims[4
     n *= out_dims.d[k];
   }
   if (n == 0) return cudaSuccess;
-  Permute4DKernel<E><<<BlocksFor(n), kThreads, 0, stream>>>(static_cast<const E*>(in),
-                                                            static_cast<E*>(out), out_dims,
-                                                            src_stride, n);
+  Permute4DKernel<E><<<GridFor(n, kThreads), kThreads, 0, stream>>>(
+      static_cast<const E*>(in), static_cast<E*>(out), out_dims, src_stride, n);
   return cudaGetLastError();
 }
 
@@ -88,8 +80,8 @@ cudaError_t Shift(cudaStream_t stream, const void* in, const int64_t in_dims[4],
     n *= out_dims[k];
   }
   if (n == 0) return cudaSuccess;
-  Shift4DKernel<E><<<BlocksFor(n), kThreads, 0, stream>>>(static_cast<const E*>(in), in_d,
-                                                          static_cast<E*>(out), out_d, off, n);
+  Shift4DKernel<E><<<GridFor(n, kThreads), kThreads, 0, stream>>>(
+      static_cast<const E*>(in), in_d, static_cast<E*>(out), out_d, off, n);
   return cudaGetLastError();
 }
 

@@ -7,18 +7,11 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/gpu/cuda/cuda_types.cuh"
+
 namespace af::gpu {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-unsigned BlocksFor(int64_t n) {
-  int64_t blocks = (n + kThreads - 1) / kThreads;
-  if (blocks < 1) blocks = 1;
-  if (blocks > 65535LL * 32) blocks = 65535LL * 32;  // the loops stride over the rest
-  return static_cast<unsigned>(blocks);
-}
 
 // Element type traits: the accumulation type, conversions, the lowest
 // finite value (what the CPU MaxPool starts every window with).
@@ -242,8 +235,8 @@ cudaError_t LaunchMaxPool(cudaStream_t stream, PoolElem elem, const PoolGeometry
   if (total == 0) return cudaSuccess;
   return Dispatch(elem, [&](auto tag) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
-    MaxPoolKernel<T><<<BlocksFor(total), kThreads, 0, stream>>>(static_cast<const T*>(in),
-                                                               static_cast<T*>(out), g, total);
+    MaxPoolKernel<T><<<GridFor(total, kThreads), kThreads, 0, stream>>>(
+        static_cast<const T*>(in), static_cast<T*>(out), g, total);
     return cudaGetLastError();
   });
 }
@@ -256,12 +249,12 @@ cudaError_t LaunchMaxPoolGrad(cudaStream_t stream, PoolElem elem, const PoolGeom
   return Dispatch(elem, [&](auto tag) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
     if (pooled > 0) {
-      MaxPoolArgmaxKernel<T><<<BlocksFor(pooled), kThreads, 0, stream>>>(
+      MaxPoolArgmaxKernel<T><<<GridFor(pooled, kThreads), kThreads, 0, stream>>>(
           static_cast<const T*>(orig_input), argmax, g, pooled);
       const cudaError_t err = cudaGetLastError();
       if (err != cudaSuccess) return err;
     }
-    MaxPoolGradGatherKernel<T><<<BlocksFor(total), kThreads, 0, stream>>>(
+    MaxPoolGradGatherKernel<T><<<GridFor(total, kThreads), kThreads, 0, stream>>>(
         argmax, static_cast<const T*>(grad), static_cast<T*>(out), g, total);
     return cudaGetLastError();
   });
@@ -273,8 +266,8 @@ cudaError_t LaunchAvgPool(cudaStream_t stream, PoolElem elem, const PoolGeometry
   if (total == 0) return cudaSuccess;
   return Dispatch(elem, [&](auto tag) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
-    AvgPoolKernel<T><<<BlocksFor(total), kThreads, 0, stream>>>(static_cast<const T*>(in),
-                                                               static_cast<T*>(out), g, total);
+    AvgPoolKernel<T><<<GridFor(total, kThreads), kThreads, 0, stream>>>(
+        static_cast<const T*>(in), static_cast<T*>(out), g, total);
     return cudaGetLastError();
   });
 }
@@ -285,7 +278,7 @@ cudaError_t LaunchAvgPoolGrad(cudaStream_t stream, PoolElem elem, const PoolGeom
   if (total == 0) return cudaSuccess;
   return Dispatch(elem, [&](auto tag) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
-    AvgPoolGradKernel<T><<<BlocksFor(total), kThreads, 0, stream>>>(
+    AvgPoolGradKernel<T><<<GridFor(total, kThreads), kThreads, 0, stream>>>(
         static_cast<const T*>(grad), static_cast<T*>(out), g, total);
     return cudaGetLastError();
   });

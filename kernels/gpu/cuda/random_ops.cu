@@ -17,28 +17,14 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "core/gpu/bfc_allocator.h"  // complete type for gpu_device_context.h's unique_ptr
 #include "core/op_kernel.h"
+#include "kernels/gpu/cuda/cuda_types.cuh"
 #include "kernels/gpu/cuda/cuda_util.h"
 #include "kernels/gpu/gpu_kernel_registry.h"
 #include "kernels/random/guarded_philox.h"
 
 namespace af::gpu {
 namespace {
-
-constexpr int kThreads = 256;
-
-// The device's compute stream, with the kernel's GPU made the calling
-// thread's current CUDA device (launches go to the current device).
-Status KernelStream(OpKernelContext* ctx, cudaStream_t* stream) {
-  const int ordinal = GpuContext(ctx)->ordinal();
-  int current = -1;
-  cudaError_t err = cudaGetDevice(&current);
-  if (err == cudaSuccess && current != ordinal) err = cudaSetDevice(ordinal);
-  if (err != cudaSuccess) return ctx->NodeError(CudaStatus(err, "selecting the kernel's GPU"));
-  *stream = ComputeStream(ctx);
-  return Status::OK();
-}
 
 // ---------------------------------------------------------------------------
 // Philox-4x32-10 on the device.
@@ -94,17 +80,6 @@ __device__ __forceinline__ void BoxMuller(double u1, double u2, double* z0, doub
   *z1 = r * s;
 }
 
-template <typename T>
-__device__ __forceinline__ T FromFloat(float f) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half_rn(f);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __float2bfloat16_rn(f);
-  } else {
-    return static_cast<T>(f);
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Distributions: each fills a group of kGroup outputs from the blocks it
 // owns (kBlocks of them from `first`).
@@ -155,7 +130,7 @@ struct Normal {
       BoxMuller(UnitFloat(b.x), UnitFloat(b.y), &z[0], &z[1]);
       BoxMuller(UnitFloat(b.z), UnitFloat(b.w), &z[2], &z[3]);
 #pragma unroll
-      for (int i = 0; i < 4; ++i) out[i] = FromFloat<T>(z[i]);
+      for (int i = 0; i < 4; ++i) out[i] = FromAcc<T>(z[i]);
     }
   }
 };
@@ -180,7 +155,7 @@ struct TruncatedNormal {
           if constexpr (kDouble) {
             out[filled] = z[i];
           } else {
-            out[filled] = FromFloat<T>(z[i]);
+            out[filled] = FromAcc<T>(z[i]);
           }
           ++filled;
         }
@@ -208,22 +183,6 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // ---------------------------------------------------------------------------
-
-template <typename T>
-struct Tag {
-  using type = T;
-};
-
-template <typename Fn>
-bool VisitFloat(DataType dt, Fn&& fn) {
-  switch (BaseType(dt)) {
-    case DT_FLOAT: fn(Tag<float>{}); return true;
-    case DT_DOUBLE: fn(Tag<double>{}); return true;
-    case DT_HALF: fn(Tag<__half>{}); return true;
-    case DT_BFLOAT16: fn(Tag<__nv_bfloat16>{}); return true;
-    default: return false;
-  }
-}
 
 // The output shape from the 1-D int32/int64 "shape" input (host memory).
 Status ShapeFromInput(OpKernelContext* ctx, int input, TensorShape* out) {

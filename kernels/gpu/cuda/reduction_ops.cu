@@ -29,80 +29,14 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "core/gpu/bfc_allocator.h"  // complete type for gpu_device_context.h's unique_ptr
 #include "core/op_kernel.h"
+#include "kernels/gpu/cuda/cuda_types.cuh"
 #include "kernels/gpu/cuda/cuda_util.h"
 #include "kernels/gpu/gpu_kernel_registry.h"
 #include "kernels/math/reduction_plan.h"
 
 namespace af::gpu {
 namespace {
-
-template <typename T>
-struct Tag {
-  using type = T;
-};
-
-template <typename Fn>
-bool VisitFloat(DataType dt, Fn&& fn) {
-  switch (BaseType(dt)) {
-    case DT_FLOAT: fn(Tag<float>{}); return true;
-    case DT_DOUBLE: fn(Tag<double>{}); return true;
-    case DT_HALF: fn(Tag<__half>{}); return true;
-    case DT_BFLOAT16: fn(Tag<__nv_bfloat16>{}); return true;
-    default: return false;
-  }
-}
-
-template <typename T>
-struct AccType {
-  using type = T;
-};
-template <>
-struct AccType<__half> {
-  using type = float;
-};
-template <>
-struct AccType<__nv_bfloat16> {
-  using type = float;
-};
-template <typename T>
-using Acc = typename AccType<T>::type;
-
-template <typename A, typename T>
-__device__ __forceinline__ A ToAcc(T v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return static_cast<A>(__half2float(v));
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return static_cast<A>(__bfloat162float(v));
-  } else {
-    return static_cast<A>(v);
-  }
-}
-template <typename T, typename A>
-__device__ __forceinline__ T FromAcc(A v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half_rn(static_cast<float>(v));
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __float2bfloat16_rn(static_cast<float>(v));
-  } else {
-    return static_cast<T>(v);
-  }
-}
-
-constexpr int kThreads = 256;
-
-// The device's compute stream, with the kernel's GPU made the calling
-// thread's current CUDA device (launches go to the current device).
-Status KernelStream(OpKernelContext* ctx, cudaStream_t* stream) {
-  const int ordinal = GpuContext(ctx)->ordinal();
-  int current = -1;
-  cudaError_t err = cudaGetDevice(&current);
-  if (err == cudaSuccess && current != ordinal) err = cudaSetDevice(ordinal);
-  if (err != cudaSuccess) return ctx->NodeError(CudaStatus(err, "selecting the kernel's GPU"));
-  *stream = ComputeStream(ctx);
-  return Status::OK();
-}
 
 // ---------------------------------------------------------------------------
 // Reducers.
@@ -156,24 +90,6 @@ __device__ __forceinline__ A WarpReduce(A v, R red) {
 #pragma unroll
   for (int off = 16; off > 0; off /= 2) v = red(v, __shfl_down_sync(0xFFFFFFFFu, v, off));
   return v;
-}
-
-// N elements moved as one aligned access.
-template <typename T, int N>
-struct alignas(sizeof(T) * N) Vec {
-  T v[N];
-};
-template <int N, typename T>
-__device__ __forceinline__ Vec<T, N> LoadVec(const T* p) {
-  return *reinterpret_cast<const Vec<T, N>*>(p);
-}
-
-// Elements per 16-byte access.
-template <typename T>
-constexpr int kVecWidth = static_cast<int>(16 / sizeof(T));
-
-inline bool Aligned(const void* p, size_t bytes) {
-  return reinterpret_cast<uintptr_t>(p) % bytes == 0;
 }
 
 // ---------------------------------------------------------------------------

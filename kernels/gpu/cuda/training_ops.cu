@@ -16,58 +16,14 @@
 #include <string>
 #include <vector>
 
-#include "core/gpu/bfc_allocator.h"  // complete type for gpu_device_context.h's unique_ptr
 #include "core/op_kernel.h"
+#include "kernels/gpu/cuda/cuda_types.cuh"
 #include "kernels/gpu/cuda/cuda_util.h"
 #include "kernels/gpu/gpu_kernel_registry.h"
 #include "kernels/state/ref_inputs.h"
 
 namespace af::gpu {
 namespace {
-
-template <typename T>
-struct Tag {
-  using type = T;
-};
-
-template <typename Fn>
-bool VisitFloatOrDouble(DataType dt, Fn&& fn) {
-  switch (BaseType(dt)) {
-    case DT_FLOAT: fn(Tag<float>{}); return true;
-    case DT_DOUBLE: fn(Tag<double>{}); return true;
-    default: return false;
-  }
-}
-
-template <typename T, int N>
-struct alignas(sizeof(T) * N) Vec {
-  T v[N];
-};
-template <int N, typename T>
-__device__ __forceinline__ Vec<T, N> LoadVec(const T* p) {
-  return *reinterpret_cast<const Vec<T, N>*>(p);
-}
-template <int N, typename T>
-__device__ __forceinline__ void StoreVec(T* p, const Vec<T, N>& v) {
-  *reinterpret_cast<Vec<T, N>*>(p) = v;
-}
-
-__device__ __forceinline__ float DSqrt(float a) { return sqrtf(a); }
-__device__ __forceinline__ double DSqrt(double a) { return sqrt(a); }
-
-constexpr int kThreads = 256;
-
-// The device's compute stream, with the kernel's GPU made the calling
-// thread's current CUDA device (launches go to the current device).
-Status KernelStream(OpKernelContext* ctx, cudaStream_t* stream) {
-  const int ordinal = GpuContext(ctx)->ordinal();
-  int current = -1;
-  cudaError_t err = cudaGetDevice(&current);
-  if (err == cudaSuccess && current != ordinal) err = cudaSetDevice(ordinal);
-  if (err != cudaSuccess) return ctx->NodeError(CudaStatus(err, "selecting the kernel's GPU"));
-  *stream = ComputeStream(ctx);
-  return Status::OK();
-}
 
 template <int N, typename Body>
 __global__ void __launch_bounds__(kThreads) UpdateKernel(int64_t n, Body body) {
@@ -81,17 +37,13 @@ __global__ void __launch_bounds__(kThreads) UpdateKernel(int64_t n, Body body) {
   }
 }
 
-inline bool Aligned(const void* p, size_t bytes) {
-  return reinterpret_cast<uintptr_t>(p) % bytes == 0;
-}
-
 // Runs `body` over n elements; `ptrs` are every tensor it touches (the
 // vector path needs them all 16-byte aligned).
 template <typename T, typename Body>
 Status LaunchUpdate(cudaStream_t stream, int64_t n, std::initializer_list<const void*> ptrs,
                     const Body& body, const char* name) {
   if (n <= 0) return Status::OK();
-  constexpr int N = static_cast<int>(16 / sizeof(T));
+  constexpr int N = kVecWidth<T>;
   bool vec = true;
   for (const void* p : ptrs) vec = vec && Aligned(p, 16);
   if (vec) {

@@ -20,84 +20,13 @@
 #include <string>
 #include <type_traits>
 
-#include "core/gpu/bfc_allocator.h"  // complete type for gpu_device_context.h's unique_ptr
 #include "core/op_kernel.h"
+#include "kernels/gpu/cuda/cuda_types.cuh"
 #include "kernels/gpu/cuda/cuda_util.h"
 #include "kernels/gpu/gpu_kernel_registry.h"
 
 namespace af::gpu {
 namespace {
-
-template <typename T>
-struct Tag {
-  using type = T;
-};
-
-template <typename Fn>
-bool VisitFloat(DataType dt, Fn&& fn) {
-  switch (BaseType(dt)) {
-    case DT_FLOAT: fn(Tag<float>{}); return true;
-    case DT_DOUBLE: fn(Tag<double>{}); return true;
-    case DT_HALF: fn(Tag<__half>{}); return true;
-    case DT_BFLOAT16: fn(Tag<__nv_bfloat16>{}); return true;
-    default: return false;
-  }
-}
-
-template <typename T>
-struct AccType {
-  using type = T;
-};
-template <>
-struct AccType<__half> {
-  using type = float;
-};
-template <>
-struct AccType<__nv_bfloat16> {
-  using type = float;
-};
-template <typename T>
-using Acc = typename AccType<T>::type;
-
-template <typename T>
-__device__ __forceinline__ Acc<T> ToAcc(T v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __half2float(v);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __bfloat162float(v);
-  } else {
-    return v;
-  }
-}
-template <typename T>
-__device__ __forceinline__ T FromAcc(Acc<T> v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half_rn(v);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __float2bfloat16_rn(v);
-  } else {
-    return v;
-  }
-}
-
-__device__ __forceinline__ float DExp(float a) { return expf(a); }
-__device__ __forceinline__ double DExp(double a) { return exp(a); }
-__device__ __forceinline__ float DLog(float a) { return logf(a); }
-__device__ __forceinline__ double DLog(double a) { return log(a); }
-
-constexpr int kThreads = 256;
-
-// The device's compute stream, with the kernel's GPU made the calling
-// thread's current CUDA device (launches go to the current device).
-Status KernelStream(OpKernelContext* ctx, cudaStream_t* stream) {
-  const int ordinal = GpuContext(ctx)->ordinal();
-  int current = -1;
-  cudaError_t err = cudaGetDevice(&current);
-  if (err == cudaSuccess && current != ordinal) err = cudaSetDevice(ordinal);
-  if (err != cudaSuccess) return ctx->NodeError(CudaStatus(err, "selecting the kernel's GPU"));
-  *stream = ComputeStream(ctx);
-  return Status::OK();
-}
 
 // Combines v over the kRowThreads threads of a row (a warp or the block);
 // every thread of the row gets the result. `scratch` holds kThreads / 32
