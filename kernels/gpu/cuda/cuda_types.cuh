@@ -154,4 +154,20 @@ inline Status KernelStream(OpKernelContext* ctx, cudaStream_t* stream) {
   return Status::OK();
 }
 
+// Every type that lives in device memory (Cast's domain).
+template <typename Fn>
+bool VisitDeviceType(DataType dt, Fn&& fn) {
+  switch (BaseType(dt)) {
+    case DT_UINT8: fn(Tag<uint8_t>{}); return true;
+    case DT_INT8: fn(Tag<int8_t>{}); return true;
+    case DT_INT16: fn(Tag<int16_t>{}); return true;
+    default: return VisitFloat(dt, fn);
+  }
+}
+
+// The error of a GPU kernel asked for a dtype it has no code for.
+inline Status UnsupportedType(const OpKernel& k, DataType dt) {
+  return errors::Unimplemented(k.type_string(), " has no GPU kernel for ", DataTypeString(dt));
+}
+
 }  // namespace af::gpu
