@@ -8,64 +8,16 @@
 
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
+#include "kernels/state/apply_op_base.h"
 #include "kernels/state/ref_inputs.h"
 
 namespace af {
 namespace {
 
-// Shared checks: ref inputs initialized and shaped like the variable, the
-// listed inputs scalars and the gradient shaped like the variable. On
-// success `refs` holds the ref inputs' storage in order.
-class ApplyOpBase : public OpKernel {
- public:
-  explicit ApplyOpBase(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    ctx->SetStatus(ctx->GetAttr("use_locking", &use_locking_));
-    // Every input of these ops is a single tensor: arg i is input i.
-    for (const auto& arg : ctx->op_def().input_arg()) input_names_.push_back(arg.name());
-  }
-
- protected:
-  Status CheckInputs(OpKernelContext* ctx, std::initializer_list<int> ref_inputs,
-                     std::initializer_list<int> scalar_inputs, int grad_input,
-                     Tensor** refs) const {
-    int k = 0;
-    for (int i : ref_inputs) {
-      AF_RETURN_IF_ERROR(state::InitializedRefInput(ctx, i, &refs[k]));
-      if (k > 0 && refs[k]->shape() != refs[0]->shape())
-        return ctx->NodeError(errors::InvalidArgument(
-            "var and ", InputName(i), " do not have the same shape: ",
-            refs[0]->shape().DebugString(), " vs ", refs[k]->shape().DebugString()));
-      ++k;
-    }
-    for (int i : scalar_inputs) {
-      if (ctx->input(i).dims() != 0)
-        return ctx->NodeError(errors::InvalidArgument(
-            InputName(i), " is not a scalar: ", ctx->input(i).shape().DebugString()));
-    }
-    const Tensor& grad = ctx->input(grad_input);
-    if (grad.shape() != refs[0]->shape())
-      return ctx->NodeError(errors::InvalidArgument(
-          "var and ", InputName(grad_input), " do not have the same shape: ",
-          refs[0]->shape().DebugString(), " vs ", grad.shape().DebugString()));
-    return Status::OK();
-  }
-
-  // The op's name for input i ("accum", "lr", ...).
-  std::string InputName(int i) const {
-    return i < static_cast<int>(input_names_.size()) ? input_names_[i]
-                                                     : "input " + std::to_string(i);
-  }
-
-  bool use_locking_ = false;
-
- private:
-  std::vector<std::string> input_names_;
-};
-
 template <typename T>
-class ApplyGradientDescentOp : public ApplyOpBase {
+class ApplyGradientDescentOp : public state::ApplyOpBase {
  public:
-  using ApplyOpBase::ApplyOpBase;
+  using state::ApplyOpBase::ApplyOpBase;
   void Compute(OpKernelContext* ctx) override {
     {
       state::RefInputLocks lock(ctx, {0}, use_locking_);
@@ -83,7 +35,7 @@ class ApplyGradientDescentOp : public ApplyOpBase {
 };
 
 template <typename T>
-class ApplyMomentumOp : public ApplyOpBase {
+class ApplyMomentumOp : public state::ApplyOpBase {
  public:
   explicit ApplyMomentumOp(OpKernelConstruction* ctx) : ApplyOpBase(ctx) {
     ctx->SetStatus(ctx->GetAttr("use_nesterov", &use_nesterov_));
@@ -118,7 +70,7 @@ class ApplyMomentumOp : public ApplyOpBase {
 };
 
 template <typename T>
-class ApplyAdamOp : public ApplyOpBase {
+class ApplyAdamOp : public state::ApplyOpBase {
  public:
   explicit ApplyAdamOp(OpKernelConstruction* ctx) : ApplyOpBase(ctx) {
     ctx->SetStatus(ctx->GetAttr("use_nesterov", &use_nesterov_));
@@ -173,7 +125,7 @@ class ApplyAdamOp : public ApplyOpBase {
 };
 
 template <typename T>
-class ApplyAdagradOp : public ApplyOpBase {
+class ApplyAdagradOp : public state::ApplyOpBase {
  public:
   explicit ApplyAdagradOp(OpKernelConstruction* ctx) : ApplyOpBase(ctx) {
     ctx->SetStatus(ctx->GetAttr("update_slots", &update_slots_));
@@ -203,9 +155,9 @@ class ApplyAdagradOp : public ApplyOpBase {
 };
 
 template <typename T>
-class ApplyRMSPropOp : public ApplyOpBase {
+class ApplyRMSPropOp : public state::ApplyOpBase {
  public:
-  using ApplyOpBase::ApplyOpBase;
+  using state::ApplyOpBase::ApplyOpBase;
   void Compute(OpKernelContext* ctx) override {
     {
       state::RefInputLocks lock(ctx, {0, 1, 2}, use_locking_);

@@ -20,6 +20,7 @@
 #include "kernels/gpu/cuda/cuda_types.cuh"
 #include "kernels/gpu/cuda/cuda_util.h"
 #include "kernels/gpu/gpu_kernel_registry.h"
+#include "kernels/state/apply_op_base.h"
 #include "kernels/state/ref_inputs.h"
 
 namespace af::gpu {
@@ -214,53 +215,14 @@ struct RMSPropBody {
 // ---------------------------------------------------------------------------
 // Kernels: the CPU's checks, then one launch.
 
-class CudaApplyOpBase : public OpKernel {
+class CudaApplyOpBase : public state::ApplyOpBase {
  public:
-  explicit CudaApplyOpBase(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    ctx->SetStatus(ctx->GetAttr("use_locking", &use_locking_));
-    for (const auto& arg : ctx->op_def().input_arg()) input_names_.push_back(arg.name());
-  }
+  using state::ApplyOpBase::ApplyOpBase;
 
  protected:
-  Status CheckInputs(OpKernelContext* ctx, std::initializer_list<int> ref_inputs,
-                     std::initializer_list<int> scalar_inputs, int grad_input,
-                     Tensor** refs) const {
-    int k = 0;
-    for (int i : ref_inputs) {
-      AF_RETURN_IF_ERROR(state::InitializedRefInput(ctx, i, &refs[k]));
-      if (k > 0 && refs[k]->shape() != refs[0]->shape())
-        return ctx->NodeError(errors::InvalidArgument(
-            "var and ", InputName(i), " do not have the same shape: ",
-            refs[0]->shape().DebugString(), " vs ", refs[k]->shape().DebugString()));
-      ++k;
-    }
-    for (int i : scalar_inputs) {
-      if (ctx->input(i).dims() != 0)
-        return ctx->NodeError(errors::InvalidArgument(
-            InputName(i), " is not a scalar: ", ctx->input(i).shape().DebugString()));
-    }
-    const Tensor& grad = ctx->input(grad_input);
-    if (grad.shape() != refs[0]->shape())
-      return ctx->NodeError(errors::InvalidArgument(
-          "var and ", InputName(grad_input), " do not have the same shape: ",
-          refs[0]->shape().DebugString(), " vs ", grad.shape().DebugString()));
-    return Status::OK();
-  }
-
-  std::string InputName(int i) const {
-    return i < static_cast<int>(input_names_.size()) ? input_names_[i]
-                                                     : "input " + std::to_string(i);
-  }
-
   Status Unsupported() const {
-    return errors::Unimplemented(type_string(), " has no GPU kernel for ",
-                                 DataTypeString(BaseType(input_type(0))));
+    return UnsupportedType(*this, BaseType(input_type(0)));
   }
-
-  bool use_locking_ = false;
-
- private:
-  std::vector<std::string> input_names_;
 };
 
 template <typename T>
