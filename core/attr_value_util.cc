@@ -212,6 +212,9 @@ std::string NodeContext(const tensorflow::NodeDef& node) {
 }
 
 Status NodeStatus(const tensorflow::NodeDef& node, const Status& cause) {
+  // Kernels pass every status through here, OK ones included: naming the
+  // node costs a string, so only errors pay it.
+  if (cause.ok()) return cause;
   return cause.WithContext(NodeContext(node));
 }
 

@@ -11,6 +11,7 @@
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
 #include "kernels/math/intra_op_parallel.h"
+#include "kernels/nn/softmax_xent_shape.h"
 
 namespace af {
 
@@ -33,12 +34,6 @@ T SoftmaxRow(const T* x, int64_t x_step, int64_t classes, T* backprop, T* max) {
   return std::log(sum);
 }
 
-// Size of dim d (0 or 1) of t seen as a matrix, leading 1s for lower ranks.
-int64_t MatrixDim(const Tensor& t, int d) {
-  const int pad = 2 - t.dims();
-  return d < pad ? 1 : t.dim_size(d - pad);
-}
-
 template <typename T>
 class SoftmaxXentOp : public OpKernel {
  public:
@@ -47,23 +42,8 @@ class SoftmaxXentOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& logits = ctx->input(0);
     const Tensor& labels = ctx->input(1);
-    OP_REQUIRES(
-        ctx, logits.dims() <= 2 && labels.dims() <= 2 && (logits.dims() == 2 || labels.dims() == 2),
-        ctx->NodeError(errors::InvalidArgument(
-            "logits and labels must be either 2-dimensional, or broadcasted to be "
-            "2-dimensional; got logits_size=",
-            logits.shape().DebugString(), " labels_size=", labels.shape().DebugString())));
-    int64_t dims[2];
-    for (int d = 0; d < 2; ++d) {
-      const int64_t a = MatrixDim(logits, d), b = MatrixDim(labels, d);
-      OP_REQUIRES(
-          ctx, a == b || a == 1 || b == 1,
-          ctx->NodeError(errors::InvalidArgument(
-              "logits and labels must be broadcastable: logits_size=", logits.shape().DebugString(),
-              " labels_size=", labels.shape().DebugString())));
-      dims[d] = a == 1 ? b : a;
-    }
-    const int64_t batch = dims[0], classes = dims[1];
+    int64_t batch = 0, classes = 0;
+    OP_REQUIRES_OK(ctx, ctx->NodeError(SoftmaxXentShape(logits, labels, &batch, &classes)));
     Tensor* loss = nullptr;
     Tensor* backprop = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape{batch}, &loss));
@@ -75,10 +55,10 @@ class SoftmaxXentOp : public OpKernel {
       return;
     }
     // Broadcast dims step by 0.
-    const int64_t lc = MatrixDim(logits, 1) == 1 ? 0 : 1;
-    const int64_t lr = MatrixDim(logits, 0) == 1 ? 0 : MatrixDim(logits, 1);
-    const int64_t yc = MatrixDim(labels, 1) == 1 ? 0 : 1;
-    const int64_t yr = MatrixDim(labels, 0) == 1 ? 0 : MatrixDim(labels, 1);
+    const int64_t lc = XentColumnStride(logits);
+    const int64_t lr = XentRowStride(logits);
+    const int64_t yc = XentColumnStride(labels);
+    const int64_t yr = XentRowStride(labels);
     const T* x = logits.data<T>();
     const T* y = labels.data<T>();
     T* bp = backprop->data<T>();

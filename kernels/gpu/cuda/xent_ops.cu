@@ -24,6 +24,7 @@
 #include "kernels/gpu/cuda/cuda_types.cuh"
 #include "kernels/gpu/cuda/cuda_util.h"
 #include "kernels/gpu/gpu_kernel_registry.h"
+#include "kernels/nn/softmax_xent_shape.h"
 
 namespace af::gpu {
 namespace {
@@ -174,12 +175,6 @@ Status LaunchSparseXent(cudaStream_t stream, const T* logits, const Index* label
   return CheckLaunch("SparseXentKernel");
 }
 
-// Size of dim d (0 or 1) of t seen as a matrix, leading 1s for lower ranks.
-int64_t MatrixDim(const Tensor& t, int d) {
-  const int pad = 2 - t.dims();
-  return d < pad ? 1 : t.dim_size(d - pad);
-}
-
 class CudaSoftmaxXentOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -187,23 +182,8 @@ class CudaSoftmaxXentOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& logits = ctx->input(0);
     const Tensor& labels = ctx->input(1);
-    OP_REQUIRES(
-        ctx, logits.dims() <= 2 && labels.dims() <= 2 && (logits.dims() == 2 || labels.dims() == 2),
-        ctx->NodeError(errors::InvalidArgument(
-            "logits and labels must be either 2-dimensional, or broadcasted to be "
-            "2-dimensional; got logits_size=",
-            logits.shape().DebugString(), " labels_size=", labels.shape().DebugString())));
-    int64_t dims[2];
-    for (int d = 0; d < 2; ++d) {
-      const int64_t a = MatrixDim(logits, d), b = MatrixDim(labels, d);
-      OP_REQUIRES(
-          ctx, a == b || a == 1 || b == 1,
-          ctx->NodeError(errors::InvalidArgument(
-              "logits and labels must be broadcastable: logits_size=", logits.shape().DebugString(),
-              " labels_size=", labels.shape().DebugString())));
-      dims[d] = a == 1 ? b : a;
-    }
-    const int64_t batch = dims[0], classes = dims[1];
+    int64_t batch = 0, classes = 0;
+    OP_REQUIRES_OK(ctx, ctx->NodeError(SoftmaxXentShape(logits, labels, &batch, &classes)));
     Tensor* loss = nullptr;
     Tensor* backprop = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape{batch}, &loss));
@@ -219,10 +199,10 @@ class CudaSoftmaxXentOp : public OpKernel {
     XentLayout l;
     l.batch = batch;
     l.classes = classes;
-    l.x_col = MatrixDim(logits, 1) == 1 ? 0 : 1;
-    l.x_row = MatrixDim(logits, 0) == 1 ? 0 : MatrixDim(logits, 1);
-    l.y_col = MatrixDim(labels, 1) == 1 ? 0 : 1;
-    l.y_row = MatrixDim(labels, 0) == 1 ? 0 : MatrixDim(labels, 1);
+    l.x_col = XentColumnStride(logits);
+    l.x_row = XentRowStride(logits);
+    l.y_col = XentColumnStride(labels);
+    l.y_row = XentRowStride(labels);
     Status s;
     const bool known = VisitFloat(input_type(0), [&](auto tag) {
       using T = typename decltype(tag)::type;
