@@ -11,6 +11,7 @@
 
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
+#include "kernels/math/batch_matmul_shape.h"
 #include "kernels/math/broadcast.h"
 #include "kernels/math/gemm.h"
 #include "kernels/math/intra_op_parallel.h"
@@ -18,13 +19,6 @@
 namespace af {
 
 namespace {
-
-// The batch dims of a matrix tensor of rank >= 2.
-TensorShape BatchShape(const TensorShape& s) {
-  TensorShape batch;
-  for (int d = 0; d + 2 < s.dims(); ++d) batch.AddDim(s.dim_size(d));
-  return batch;
-}
 
 template <typename T, bool kBroadcastBatch>
 class BatchMatMulOp : public OpKernel {
@@ -37,42 +31,13 @@ class BatchMatMulOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     const Tensor& y = ctx->input(1);
-    OP_REQUIRES(ctx, x.dims() >= 2,
-                ctx->NodeError(errors::InvalidArgument("In[0] ndims must be >= 2: ", x.dims())));
-    OP_REQUIRES(ctx, y.dims() >= 2,
-                ctx->NodeError(errors::InvalidArgument("In[1] ndims must be >= 2: ", y.dims())));
-    const TensorShape x_batch = BatchShape(x.shape()), y_batch = BatchShape(y.shape());
-    BinaryBroadcast plan;
-    if constexpr (kBroadcastBatch) {
-      OP_REQUIRES(ctx, plan.Init(x_batch, y_batch).ok(),
-                  ctx->NodeError(errors::InvalidArgument(
-                      "In[0] and In[1] must have compatible batch dimensions: ",
-                      x.shape().DebugString(), " vs. ", y.shape().DebugString())));
-    } else {
-      OP_REQUIRES(ctx, x.dims() == y.dims(),
-                  ctx->NodeError(errors::InvalidArgument(
-                      "In[0] and In[1] has different ndims: ", x.shape().DebugString(), " vs. ",
-                      y.shape().DebugString())));
-      for (int d = 0; d < x_batch.dims(); ++d)
-        OP_REQUIRES(ctx, x_batch.dim_size(d) == y_batch.dim_size(d),
-                    ctx->NodeError(errors::InvalidArgument(
-                        "In[0].dim(", d, ") and In[1].dim(", d, ") must be the same: ",
-                        x.shape().DebugString(), " vs ", y.shape().DebugString())));
-      OP_REQUIRES_OK(ctx, plan.Init(x_batch, y_batch));
-    }
-    const int rx = x.dims(), ry = y.dims();
-    const int64_t m = x.dim_size(adj_x_ ? rx - 1 : rx - 2);
-    const int64_t k = x.dim_size(adj_x_ ? rx - 2 : rx - 1);
-    const int64_t ky = y.dim_size(adj_y_ ? ry - 1 : ry - 2);
-    const int64_t n = y.dim_size(adj_y_ ? ry - 2 : ry - 1);
-    OP_REQUIRES(ctx, k == ky,
-                ctx->NodeError(errors::InvalidArgument(
-                    "Matrix size-incompatible: In[0]: ", x.shape().DebugString(),
-                    ", In[1]: ", y.shape().DebugString())));
-
-    TensorShape out_shape = plan.output_shape();
-    out_shape.AddDim(m);
-    out_shape.AddDim(n);
+    BatchMatMulShape shape;
+    OP_REQUIRES_OK(ctx, ctx->NodeError(
+                            BatchMatMulShapes(x, y, adj_x_, adj_y_, kBroadcastBatch, &shape)));
+    const TensorShape& y_batch = shape.y_batch;
+    const BinaryBroadcast& plan = shape.plan;
+    const int64_t m = shape.m, k = shape.k, n = shape.n;
+    const TensorShape& out_shape = shape.output;
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
     if (out->NumElements() == 0) return;
