@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "core/op_kernel.h"
 #include "core/status.h"
@@ -192,11 +193,31 @@ inline std::string FlatIndexString(const TensorShape& shape, int64_t i) {
   return DimsString(index);
 }
 
+// Fill's output shape on any device: dims (a host vector, input 0) and the
+// value (input 1) checked to be a scalar.
+inline Status ComputeFillShape(OpKernelContext* ctx, TensorShape* shape) {
+  DimVector dims;
+  AF_RETURN_IF_ERROR(IntVectorInput(ctx, 0, "dims", &dims));
+  const Tensor& value = ctx->input(1);
+  if (value.dims() != 0)
+    return ctx->NodeError(errors::InvalidArgument("value must be a scalar, got shape ",
+                                                  value.shape().DebugString()));
+  return ctx->NodeError(TensorShape::Build(dims.data(), dims.size(), shape));
+}
+
 // `in` under `shape` (same element count), sharing its buffer.
 inline Status ShareAs(OpKernelContext* ctx, const Tensor& in, const TensorShape& shape,
                       Tensor* out) {
   Status s = in.Reshaped(shape, out);
   return s.ok() ? s : ctx->NodeError(s);
+}
+
+// Output 0 = `in` under `shape` (same element count), sharing its buffer.
+inline Status ShareAsOutput(OpKernelContext* ctx, const Tensor& in, const TensorShape& shape) {
+  Tensor out;
+  AF_RETURN_IF_ERROR(ShareAs(ctx, in, shape, &out));
+  ctx->set_output(0, std::move(out));
+  return Status::OK();
 }
 
 }  // namespace af

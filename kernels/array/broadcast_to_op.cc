@@ -3,6 +3,7 @@
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
 #include "kernels/array/array_kernel_util.h"
+#include "kernels/array/broadcast_to_shape.h"
 #include "kernels/array/strided_copy.h"
 
 namespace af {
@@ -14,30 +15,11 @@ class BroadcastToOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
-    DimVector dims;
-    OP_REQUIRES_OK(ctx, IntVectorInput(ctx, 1, "shape", &dims));
-    TensorShape target;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(TensorShape::Build(dims.data(), dims.size(), &target)));
-    const int rank = target.dims(), offset = rank - in.dims();
-    OP_REQUIRES(ctx, offset >= 0,
-                ctx->NodeError(errors::InvalidArgument(
-                    "Rank of input (", in.dims(),
-                    ") must be no greater than rank of output shape (", rank, ").")));
-    const DimVector in_strides = DenseStrides(in.shape());
-    DimVector strides;
-    strides.resize(rank, 0);
-    for (int i = 0; i < in.dims(); ++i) {
-      const int64_t have = in.dim_size(i), want = target.dim_size(offset + i);
-      OP_REQUIRES(ctx, have == want || have == 1,
-                  ctx->NodeError(errors::InvalidArgument(
-                      "Unable to broadcast tensor of shape ", in.shape().DebugString(),
-                      " to tensor of shape ", target.DebugString())));
-      strides[offset + i] = have == 1 ? 0 : in_strides[i];
-    }
+    BroadcastToShape shape;
+    OP_REQUIRES_OK(ctx, ComputeBroadcastToShape(ctx, in, &shape));
+    const TensorShape& target = shape.output;
     if (target == in.shape()) {
-      Tensor out;
-      OP_REQUIRES_OK(ctx, ShareAs(ctx, in, target, &out));
-      ctx->set_output(0, std::move(out));
+      OP_REQUIRES_OK(ctx, ShareAsOutput(ctx, in, target));
       return;
     }
     Tensor* out = nullptr;
@@ -45,7 +27,8 @@ class BroadcastToOp : public OpKernel {
     if (target.num_elements() == 0) return;
     VisitElementStorage(in.dtype(), [&](auto tag) {
       using S = typename decltype(tag)::type;
-      StridedToDense(StorageData<S>(in), target.dim_sizes(), strides, StorageData<S>(*out));
+      StridedToDense(StorageData<S>(in), target.dim_sizes(), shape.strides,
+                     StorageData<S>(*out));
     });
   }
 };

@@ -9,6 +9,7 @@
 #include "core/op_kernel.h"
 #include "kernels/array/array_kernel_util.h"
 #include "kernels/array/concat_rows.h"
+#include "kernels/array/concat_shape.h"
 
 namespace af {
 namespace {
@@ -17,59 +18,23 @@ class ConcatBaseOp : public OpKernel {
  public:
   // axis_first: Concat's input order (axis, values...) rather than
   // ConcatV2's (values..., axis).
-  ConcatBaseOp(OpKernelConstruction* ctx, bool axis_first) : OpKernel(ctx) {
-    axis_input_ = axis_first ? 0 : ctx->num_inputs() - 1;
-    first_value_ = axis_first ? 1 : 0;
-    num_values_ = ctx->num_inputs() - 1;
-  }
+  ConcatBaseOp(OpKernelConstruction* ctx, bool axis_first)
+      : OpKernel(ctx), inputs_(ctx->num_inputs(), axis_first) {}
 
   void Compute(OpKernelContext* ctx) override {
-    int64_t axis = 0;
-    OP_REQUIRES_OK(ctx, IntScalarInput(ctx, axis_input_, "concat axis", &axis));
-    const Tensor& first = ctx->input(first_value_);
-    const int rank = first.dims();
-    OP_REQUIRES(ctx, rank > 0,
-                ctx->NodeError(
-                    errors::InvalidArgument("Can't concatenate scalars (use tf.stack instead)")));
-    int a = 0;
-    OP_REQUIRES(ctx, axis >= -rank && axis < rank,
-                ctx->NodeError(errors::InvalidArgument(
-                    "ConcatOp : Expected concatenating dimensions in the range [", -rank, ", ",
-                    rank, "), but got ", axis)));
-    a = static_cast<int>(axis < 0 ? axis + rank : axis);
-
-    TensorShape out_shape = first.shape();
-    int64_t axis_total = 0;
-    for (int i = 0; i < num_values_; ++i) {
-      const Tensor& t = ctx->input(first_value_ + i);
-      OP_REQUIRES(
-          ctx, t.dims() == rank,
-          ctx->NodeError(errors::InvalidArgument(
-              "ConcatOp : Ranks of all input tensors should match: shape[0] = ",
-              first.shape().DebugString(), " vs. shape[", i, "] = ", t.shape().DebugString())));
-      for (int d = 0; d < rank; ++d) {
-        if (d == a) continue;
-        OP_REQUIRES(
-            ctx, t.dim_size(d) == first.dim_size(d),
-            ctx->NodeError(errors::InvalidArgument(
-                "ConcatOp : Dimensions of inputs should match: shape[0] = ",
-                first.shape().DebugString(), " vs. shape[", i, "] = ", t.shape().DebugString())));
-      }
-      axis_total += t.dim_size(a);
-    }
-    out_shape.set_dim(a, axis_total);
+    ConcatShape shape;
+    OP_REQUIRES_OK(ctx, ComputeConcatShape(ctx, inputs_, &shape));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
-    if (out_shape.num_elements() == 0) return;
-    const int64_t outer = DimProduct(out_shape, 0, a);
-    VisitElementStorage(first.dtype(), [&](auto tag) {
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape.output, &out));
+    if (shape.output.num_elements() == 0) return;
+    VisitElementStorage(ctx->input(inputs_.first).dtype(), [&](auto tag) {
       using S = typename decltype(tag)::type;
-      ConcatRows<S>(ctx, first_value_, num_values_, outer, StorageData<S>(*out));
+      ConcatRows<S>(ctx, inputs_.first, inputs_.n, shape.outer, StorageData<S>(*out));
     });
   }
 
  private:
-  int axis_input_ = 0, first_value_ = 0, num_values_ = 0;
+  ConcatInputs inputs_;
 };
 
 class ConcatOp : public ConcatBaseOp {

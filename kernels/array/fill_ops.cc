@@ -14,14 +14,9 @@ class FillOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    DimVector dims;
-    OP_REQUIRES_OK(ctx, IntVectorInput(ctx, 0, "dims", &dims));
-    const Tensor& value = ctx->input(1);
-    OP_REQUIRES(ctx, value.dims() == 0,
-                ctx->NodeError(errors::InvalidArgument("value must be a scalar, got shape ",
-                                                       value.shape().DebugString())));
     TensorShape shape;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(TensorShape::Build(dims.data(), dims.size(), &shape)));
+    OP_REQUIRES_OK(ctx, ComputeFillShape(ctx, &shape));
+    const Tensor& value = ctx->input(1);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
     VisitElementStorage(value.dtype(), [&](auto tag) {

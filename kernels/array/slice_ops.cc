@@ -9,6 +9,7 @@
 #include "core/op_kernel.h"
 #include "core/strided_slice.h"
 #include "kernels/array/array_kernel_util.h"
+#include "kernels/array/slice_shape.h"
 #include "kernels/array/strided_copy.h"
 
 namespace af {
@@ -21,21 +22,10 @@ void EmitBox(OpKernelContext* ctx, const Tensor& in, const DimVector& begin, con
   const int rank = in.dims();
   bool unit_steps = true;
   for (int i = 0; i < rank; ++i) unit_steps &= dims[i] <= 1 || steps[i] == 1;
-  int64_t offset = 0;
-  if (out_shape.num_elements() > 0 && unit_steps &&
-      ContiguousBox(in.shape(), begin, dims, &offset)) {
-    if (out_shape.num_elements() == in.NumElements()) {  // all of it
-      Tensor whole;
-      OP_REQUIRES_OK(ctx, ShareAs(ctx, in, out_shape, &whole));
-      ctx->set_output(0, std::move(whole));
-      return;
-    }
-    Tensor flat, piece;
-    OP_REQUIRES_OK(ctx, ShareAs(ctx, in, TensorShape{in.NumElements()}, &flat));
-    OP_REQUIRES_OK(ctx, ShareAs(ctx, flat.Slice(offset, offset + out_shape.num_elements()),
-                                out_shape, &piece));
-    ctx->set_output(0, std::move(piece));
-    return;
+  if (unit_steps) {  // one contiguous run: share the input's buffer
+    bool shared = false;
+    OP_REQUIRES_OK(ctx, ShareContiguousBox(ctx, in, begin, dims, out_shape, &shared));
+    if (shared) return;
   }
   Tensor* out = nullptr;
   OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
@@ -43,7 +33,7 @@ void EmitBox(OpKernelContext* ctx, const Tensor& in, const DimVector& begin, con
   const DimVector in_strides = DenseStrides(in.shape());
   DimVector strides;
   for (int i = 0; i < rank; ++i) strides.push_back(in_strides[i] * steps[i]);
-  offset = 0;
+  int64_t offset = 0;
   for (int i = 0; i < rank; ++i) offset += begin[i] * in_strides[i];
   VisitElementStorage(in.dtype(), [&](auto tag) {
     using S = typename decltype(tag)::type;
@@ -57,29 +47,11 @@ class SliceOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
-    DimVector begin, size;
-    OP_REQUIRES_OK(ctx, IntVectorInput(ctx, 1, "begin", &begin));
-    OP_REQUIRES_OK(ctx, IntVectorInput(ctx, 2, "size", &size));
-    const int rank = in.dims();
-    OP_REQUIRES(ctx, begin.size() == rank && size.size() == rank,
-                ctx->NodeError(errors::InvalidArgument(
-                    "Expected begin and size arguments to be 1-D tensors of size ", rank,
-                    ", but got shapes [", begin.size(), "] and [", size.size(), "] instead.")));
-    TensorShape out_shape;
+    SliceShape shape;
+    OP_REQUIRES_OK(ctx, ComputeSliceShape(ctx, in, &shape));
     DimVector steps;
-    for (int i = 0; i < rank; ++i) {
-      const int64_t dim = in.dim_size(i), b = begin[i];
-      OP_REQUIRES(ctx, b >= 0 && b <= dim,
-                  ctx->NodeError(errors::InvalidArgument("Expected begin[", i, "] in [0, ", dim,
-                                                         "], but got ", b)));
-      if (size[i] == -1) size[i] = dim - b;
-      OP_REQUIRES(ctx, size[i] >= 0 && b + size[i] <= dim,
-                  ctx->NodeError(errors::InvalidArgument("Expected size[", i, "] in [0, ", dim - b,
-                                                         "], but got ", size[i])));
-      out_shape.AddDim(size[i]);
-      steps.push_back(1);
-    }
-    EmitBox(ctx, in, begin, size, steps, out_shape);
+    steps.resize(in.dims(), 1);
+    EmitBox(ctx, in, shape.begin, shape.size, steps, shape.output);
   }
 };
 
@@ -129,9 +101,7 @@ class StridedSliceOp : public OpKernel {
     OP_REQUIRES_OK(ctx, PlanSlice(ctx, masks_, 1, in.shape().dim_sizes(), &plan));
     const TensorShape out_shape = ShapeOf(plan.final_dims);
     if (plan.is_identity) {
-      Tensor out;
-      OP_REQUIRES_OK(ctx, ShareAs(ctx, in, out_shape, &out));
-      ctx->set_output(0, std::move(out));
+      OP_REQUIRES_OK(ctx, ShareAsOutput(ctx, in, out_shape));
       return;
     }
     EmitBox(ctx, in, plan.begin, plan.processing_dims, plan.strides, out_shape);

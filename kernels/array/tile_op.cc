@@ -8,6 +8,7 @@
 #include "core/op_kernel.h"
 #include "kernels/array/array_kernel_util.h"
 #include "kernels/array/strided_copy.h"
+#include "kernels/array/tile_shape.h"
 
 namespace af {
 namespace {
@@ -37,30 +38,17 @@ class TileOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
-    DimVector multiples;
-    OP_REQUIRES_OK(ctx, IntVectorInput(ctx, 1, "multiples", &multiples));
-    const int rank = in.dims();
-    OP_REQUIRES(ctx, multiples.size() == rank,
-                ctx->NodeError(
-                    errors::InvalidArgument("Expected multiples argument to be a vector of length ",
-                                            rank, " but got length ", multiples.size())));
-    TensorShape out_shape;
-    for (int i = 0; i < rank; ++i) {
-      OP_REQUIRES(ctx, multiples[i] >= 0,
-                  ctx->NodeError(errors::InvalidArgument("Expected multiples[", i,
-                                                         "] >= 0, but got ", multiples[i])));
-      out_shape.AddDim(in.dim_size(i) * multiples[i]);
-    }
+    TileShape shape;
+    OP_REQUIRES_OK(ctx, ComputeTileShape(ctx, in, &shape));
+    const TensorShape& out_shape = shape.output;
     if (out_shape == in.shape()) {  // all multiples 1 (or empty dims)
-      Tensor out;
-      OP_REQUIRES_OK(ctx, ShareAs(ctx, in, out_shape, &out));
-      ctx->set_output(0, std::move(out));
+      OP_REQUIRES_OK(ctx, ShareAsOutput(ctx, in, out_shape));
       return;
     }
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
     if (out_shape.num_elements() == 0) return;
-    const TileLayout layout{&in.shape(), &multiples, DenseStrides(in.shape()),
+    const TileLayout layout{&in.shape(), &shape.multiples, DenseStrides(in.shape()),
                             DenseStrides(out_shape)};
     VisitElementStorage(in.dtype(), [&](auto tag) {
       using S = typename decltype(tag)::type;

@@ -13,6 +13,7 @@
 #include "core/op_kernel.h"
 #include "kernels/array/array_kernel_util.h"
 #include "kernels/array/strided_copy.h"
+#include "kernels/array/transpose_shape.h"
 
 namespace af {
 namespace {
@@ -38,29 +39,14 @@ class TransposeOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
-    DimVector perm;
-    OP_REQUIRES_OK(ctx, IntVectorInput(ctx, 1, "perm", &perm));
-    const int rank = in.dims();
-    OP_REQUIRES(ctx, perm.size() == rank,
-                ctx->NodeError(errors::InvalidArgument("transpose expects a vector of size ", rank,
-                                                       ". But input(1) is a vector of size ",
-                                                       perm.size())));
-    OP_REQUIRES_OK(ctx, CheckPermutation(ctx, perm));
-
-    const DimVector in_strides = DenseStrides(in.shape());
-    TensorShape out_shape;
-    DimVector dims, strides;
-    for (int i = 0; i < rank; ++i) {
-      const int p = static_cast<int>(perm[i]);
-      out_shape.AddDim(in.dim_size(p));
-      dims.push_back(in.dim_size(p));
-      strides.push_back(in_strides[p]);
-    }
+    TransposeShape shape;
+    OP_REQUIRES_OK(ctx, ComputeTransposeShape(ctx, in, &shape));
+    const TensorShape& out_shape = shape.output;
+    DimVector& dims = shape.dims;
+    DimVector& strides = shape.strides;
     CompressStridedBox(&dims, &strides);
     if (dims.size() == 1 && strides[0] == 1) {  // the data does not move
-      Tensor out;
-      OP_REQUIRES_OK(ctx, ShareAs(ctx, in, out_shape, &out));
-      ctx->set_output(0, std::move(out));
+      OP_REQUIRES_OK(ctx, ShareAsOutput(ctx, in, out_shape));
       return;
     }
     Tensor* out = nullptr;
@@ -72,21 +58,6 @@ class TransposeOp : public OpKernel {
   }
 
  private:
-  static Status CheckPermutation(OpKernelContext* ctx, const DimVector& perm) {
-    const int rank = perm.size();
-    for (int i = 0; i < rank; ++i) {
-      if (perm[i] < 0 || perm[i] >= rank)
-        return ctx->NodeError(errors::InvalidArgument("perm[", i, "] = ", perm[i],
-                                                      " is out of range [0, ", rank, ")"));
-      for (int j = 0; j < i; ++j)
-        if (perm[j] == perm[i])
-          return ctx->NodeError(errors::InvalidArgument("perm is not a permutation: ", perm[i],
-                                                        " appears at both perm[", j, "] and perm[",
-                                                        i, "]"));
-    }
-    return Status::OK();
-  }
-
   // `dims`/`strides`: the simplified view of the input in output order.
   template <typename S>
   static void Copy(const S* in, const DimVector& dims, const DimVector& strides, S* out) {

@@ -12,6 +12,7 @@
 #include "core/op_kernel.h"
 #include "kernels/array/array_kernel_util.h"
 #include "kernels/array/strided_copy.h"
+#include "kernels/array/transpose_shape.h"
 #include "kernels/gpu/cuda/cuda_types.cuh"
 #include "kernels/gpu/cuda/cuda_util.h"
 #include "kernels/gpu/cuda/device_copy.h"
@@ -25,15 +26,10 @@ class CudaFillOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    DimVector dims;
-    OP_REQUIRES_OK(ctx, IntVectorInput(ctx, 0, "dims", &dims));
-    const Tensor& value = ctx->input(1);
-    OP_REQUIRES(ctx, value.dims() == 0,
-                ctx->NodeError(errors::InvalidArgument("value must be a scalar, got shape ",
-                                                       value.shape().DebugString())));
-    OP_REQUIRES(ctx, IsDeviceType(value.dtype()), ctx->NodeError(NotOnDevice(*this, value.dtype())));
     TensorShape shape;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(TensorShape::Build(dims.data(), dims.size(), &shape)));
+    OP_REQUIRES_OK(ctx, ComputeFillShape(ctx, &shape));
+    const Tensor& value = ctx->input(1);
+    OP_REQUIRES(ctx, IsDeviceType(value.dtype()), ctx->NodeError(NotOnDevice(*this, value.dtype())));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
     cudaStream_t stream = nullptr;
@@ -114,34 +110,18 @@ class CudaTransposeOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
-    DimVector perm;
-    OP_REQUIRES_OK(ctx, IntVectorInput(ctx, 1, "perm", &perm));
+    TransposeShape shape;
+    OP_REQUIRES_OK(ctx, ComputeTransposeShape(ctx, in, &shape));
+    const TensorShape& out_shape = shape.output;
     const int rank = in.dims();
-    OP_REQUIRES(ctx, perm.size() == rank,
-                ctx->NodeError(errors::InvalidArgument("transpose expects a vector of size ", rank,
-                                                       ". But input(1) is a vector of size ",
-                                                       perm.size())));
-    for (int i = 0; i < rank; ++i) {
-      OP_REQUIRES(ctx, perm[i] >= 0 && perm[i] < rank,
-                  ctx->NodeError(errors::InvalidArgument("perm[", i, "] = ", perm[i],
-                                                         " is out of range [0, ", rank, ")")));
-      for (int j = 0; j < i; ++j)
-        OP_REQUIRES(ctx, perm[j] != perm[i],
-                    ctx->NodeError(errors::InvalidArgument(
-                        "perm is not a permutation: ", perm[i], " appears at both perm[", j,
-                        "] and perm[", i, "]")));
-    }
     OP_REQUIRES(ctx, IsDeviceType(in.dtype()), ctx->NodeError(NotOnDevice(*this, in.dtype())));
-    const DimVector in_strides = DenseStrides(in.shape());
-    TensorShape out_shape;
-    for (int i = 0; i < rank; ++i) out_shape.AddDim(in.dim_size(static_cast<int>(perm[i])));
     const DimVector out_strides = DenseStrides(out_shape);
     int64_t dims[kMaxCopyDims * 4], src[kMaxCopyDims * 4], dst[kMaxCopyDims * 4];
     OP_REQUIRES(ctx, rank <= kMaxCopyDims * 4,
                 ctx->NodeError(errors::Unimplemented("Transpose of rank ", rank, " on GPU")));
     for (int i = 0; i < rank; ++i) {
-      dims[i] = out_shape.dim_size(i);
-      src[i] = in_strides[static_cast<int>(perm[i])];
+      dims[i] = shape.dims[i];
+      src[i] = shape.strides[i];
       dst[i] = out_strides[i];
     }
     const int64_t es = DataTypeSize(BaseType(in.dtype()));
@@ -149,9 +129,7 @@ class CudaTransposeOp : public OpKernel {
     bool empty = false;
     OP_REQUIRES_OK(ctx, Finish(ctx, BuildView(rank, dims, src, dst, es, &v, &empty)));
     if (!empty && v.rank == 1 && v.src[0] == 1) {  // the data does not move
-      Tensor same;
-      OP_REQUIRES_OK(ctx, ShareAs(ctx, in, out_shape, &same));
-      ctx->set_output(0, std::move(same));
+      OP_REQUIRES_OK(ctx, ShareAsOutput(ctx, in, out_shape));
       return;
     }
     Tensor* out = nullptr;
