@@ -8,7 +8,6 @@
 #include "core/op_kernel.h"
 #include "core/window_geometry.h"
 #include "kernels/math/intra_op_parallel.h"
-#include "kernels/nn/conv_dims.h"
 #include "kernels/nn/pool_dims.h"
 
 namespace af {
@@ -23,12 +22,11 @@ class AvgPoolOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
     Pool2DDims d;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ComputePool2DDims(window_, input.shape(), &d)));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, d.OutputShape(), &out));
+    OP_REQUIRES_OK(ctx, PreparePool2D(ctx, window_, &d, &out));
     if (out->NumElements() == 0) return;
+    const Tensor& input = ctx->input(0);
     const T* in = input.data<T>();
     T* y = out->data<T>();
     const int64_t is = d.InputChannelStep(), os = d.OutputChannelStep();
@@ -67,20 +65,11 @@ class AvgPoolGradOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& sizes = ctx->input(0);
-    const Tensor& grad = ctx->input(1);
-    TensorShape input_shape;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ShapeFromSizesInput("AvgPoolGrad", "orig_input_shape", sizes,
-                                                           window_.format, -1, -1, &input_shape)));
     Pool2DDims d;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ComputePool2DDims(window_, input_shape, &d)));
-    OP_REQUIRES(ctx, grad.shape() == d.OutputShape(),
-                ctx->NodeError(errors::InvalidArgument(
-                    "grad has shape ", grad.shape().DebugString(), " but pooling an input of ",
-                    input_shape.DebugString(), " gives ", d.OutputShape().DebugString())));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input_shape, &out));
+    OP_REQUIRES_OK(ctx, PrepareAvgPoolGrad(ctx, window_, &d, &out));
     if (out->NumElements() == 0) return;
+    const Tensor& grad = ctx->input(1);
     const T* g = grad.data<T>();
     T* dx = out->data<T>();
     const int64_t is = d.InputChannelStep(), os = d.OutputChannelStep();

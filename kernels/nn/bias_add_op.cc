@@ -1,57 +1,29 @@
 // BiasAdd: adds a 1-D bias along the channel dim of `value` (the last dim in
 // NHWC, dim 1 in NCHW).
-#include <string>
-
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
 #include "kernels/math/cwise_functors.h"
+#include "kernels/nn/bias_add_shape.h"
 
 namespace af {
 
 namespace {
 
 template <typename T>
-class BiasAddOp : public OpKernel {
+class BiasAddOp : public BiasAddKernelBase {
  public:
-  explicit BiasAddOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    std::string format = "NHWC";
-    if (ctx->HasAttr("data_format")) {
-      OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &format));
-    }
-    OP_REQUIRES(
-        ctx, format == "NHWC" || format == "NCHW",
-        errors::InvalidArgument("Invalid data_format '", format, "': expected NHWC or NCHW"));
-    channels_first_ = format == "NCHW";
-  }
+  using BiasAddKernelBase::BiasAddKernelBase;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& value = ctx->input(0);
-    const Tensor& bias = ctx->input(1);
-    OP_REQUIRES(ctx, value.dims() >= 2,
-                ctx->NodeError(errors::InvalidArgument("Input tensor must be at least 2D: ",
-                                                       value.shape().DebugString())));
-    OP_REQUIRES(
-        ctx, bias.dims() == 1,
-        ctx->NodeError(errors::InvalidArgument("Biases must be 1D: ", bias.shape().DebugString())));
-    const int channel_dim = channels_first_ ? 1 : value.dims() - 1;
-    const int64_t channels = value.dim_size(channel_dim);
-    OP_REQUIRES(ctx, bias.dim_size(0) == channels,
-                ctx->NodeError(errors::InvalidArgument(
-                    "Must provide as many biases as the last dimension of the input tensor: ",
-                    bias.shape().DebugString(), " vs. ", value.shape().DebugString())));
+    BiasAddDims d;
+    OP_REQUIRES_OK(ctx, PrepareBiasAdd(ctx, &d));
+    if (d.total == 0) return;
 
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, value.shape(), &out));
-    const int64_t total = value.NumElements();
-    if (total == 0) return;
-
-    // View the data as [outer, channels, inner]; inner is 1 for NHWC.
-    int64_t inner = 1;
-    for (int d = channel_dim + 1; d < value.dims(); ++d) inner *= value.dim_size(d);
-    const int64_t outer = total / (channels * inner);
-    const T* __restrict x = value.data<T>();
-    const T* __restrict b = bias.data<T>();
-    T* __restrict z = out->data<T>();
+    // The data as [outer, channels, inner].
+    const int64_t outer = d.outer, channels = d.channels, inner = d.inner;
+    const T* __restrict x = ctx->input(0).data<T>();
+    const T* __restrict b = ctx->input(1).data<T>();
+    T* __restrict z = d.out->data<T>();
     if (inner == 1) {
       for (int64_t o = 0; o < outer; ++o, x += channels, z += channels)
         for (int64_t c = 0; c < channels; ++c) z[c] = functor::WrappingAdd(x[c], b[c]);
@@ -64,9 +36,6 @@ class BiasAddOp : public OpKernel {
       }
     }
   }
-
- private:
-  bool channels_first_ = false;
 };
 
 }  // namespace

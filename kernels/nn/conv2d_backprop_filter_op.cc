@@ -15,8 +15,6 @@ namespace af {
 
 namespace {
 
-constexpr const char* kOp = "Conv2DBackpropFilter";
-
 template <typename T>
 class Conv2DBackpropFilterOp : public OpKernel {
  public:
@@ -26,24 +24,17 @@ class Conv2DBackpropFilterOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    const Tensor& sizes = ctx->input(1);
-    const Tensor& out_backprop = ctx->input(2);
-    TensorShape filter_shape;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ShapeFromSizesInput(kOp, "filter_sizes", sizes,
-                                                           window_.format, -1, -1, &filter_shape)));
-    Conv2DDims d;
-    OP_REQUIRES_OK(ctx,
-                   ctx->NodeError(ComputeConv2DDims(window_, input.shape(), filter_shape, &d)));
-    OP_REQUIRES_OK(ctx, ctx->NodeError(CheckOutBackprop(kOp, d, out_backprop.shape())));
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, filter_shape, &out));
-    if (out->NumElements() == 0) return;
-    T* grad = out->data<T>();
-    if (input.NumElements() == 0 || out_backprop.NumElements() == 0) {
-      std::fill(grad, grad + out->NumElements(), T(0));
+    Conv2DCall call;
+    OP_REQUIRES_OK(ctx, PrepareConv2DBackpropFilter(ctx, window_, &call));
+    if (call.work == Conv2DCall::Work::kNothing) return;
+    T* grad = call.out->data<T>();
+    if (call.work == Conv2DCall::Work::kZeros) {
+      std::fill(grad, grad + call.out->NumElements(), T(0));
       return;
     }
+    const Tensor& input = ctx->input(0);
+    const Tensor& out_backprop = ctx->input(2);
+    const Conv2DDims& d = call.dims;
     if constexpr (std::is_same_v<T, float>) {
       OP_REQUIRES_OK(
           ctx, ctx->NodeError(conv_.Run(d, const_cast<float*>(input.data<float>()),

@@ -15,8 +15,6 @@ namespace af {
 
 namespace {
 
-constexpr const char* kOp = "Conv2DBackpropInput";
-
 template <typename T>
 class Conv2DBackpropInputOp : public OpKernel {
  public:
@@ -26,32 +24,17 @@ class Conv2DBackpropInputOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& sizes = ctx->input(0);
-    const Tensor& filter = ctx->input(1);
-    const Tensor& out_backprop = ctx->input(2);
-    OP_REQUIRES(ctx, filter.dims() == 4,
-                ctx->NodeError(errors::InvalidArgument(
-                    kOp, ": filter must be 4-dimensional: ", filter.shape().DebugString())));
-    OP_REQUIRES(
-        ctx, out_backprop.dims() == 4,
-        ctx->NodeError(errors::InvalidArgument(
-            kOp, ": out_backprop must be 4-dimensional: ", out_backprop.shape().DebugString())));
-    TensorShape input_shape;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ShapeFromSizesInput(kOp, "input_sizes", sizes,
-                                                           window_.format, out_backprop.dim_size(0),
-                                                           filter.dim_size(2), &input_shape)));
-    Conv2DDims d;
-    OP_REQUIRES_OK(ctx,
-                   ctx->NodeError(ComputeConv2DDims(window_, input_shape, filter.shape(), &d)));
-    OP_REQUIRES_OK(ctx, ctx->NodeError(CheckOutBackprop(kOp, d, out_backprop.shape())));
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input_shape, &out));
-    if (out->NumElements() == 0) return;
-    T* grad = out->data<T>();
-    if (out_backprop.NumElements() == 0 || filter.NumElements() == 0) {
-      std::fill(grad, grad + out->NumElements(), T(0));
+    Conv2DCall call;
+    OP_REQUIRES_OK(ctx, PrepareConv2DBackpropInput(ctx, window_, &call));
+    if (call.work == Conv2DCall::Work::kNothing) return;
+    T* grad = call.out->data<T>();
+    if (call.work == Conv2DCall::Work::kZeros) {
+      std::fill(grad, grad + call.out->NumElements(), T(0));
       return;
     }
+    const Tensor& filter = ctx->input(1);
+    const Tensor& out_backprop = ctx->input(2);
+    const Conv2DDims& d = call.dims;
     if constexpr (std::is_same_v<T, float>) {
       OP_REQUIRES_OK(
           ctx, ctx->NodeError(conv_.Run(d, grad, const_cast<float*>(out_backprop.data<float>()),

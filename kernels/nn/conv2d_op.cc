@@ -22,19 +22,17 @@ class Conv2DOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    const Tensor& filter = ctx->input(1);
-    Conv2DDims d;
-    OP_REQUIRES_OK(ctx,
-                   ctx->NodeError(ComputeConv2DDims(window_, input.shape(), filter.shape(), &d)));
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, d.OutputShape(), &out));
-    if (out->NumElements() == 0) return;
-    T* y = out->data<T>();
-    if (input.NumElements() == 0 || filter.NumElements() == 0) {  // an empty sum
-      std::fill(y, y + out->NumElements(), T(0));
+    Conv2DCall call;
+    OP_REQUIRES_OK(ctx, PrepareConv2D(ctx, window_, &call));
+    if (call.work == Conv2DCall::Work::kNothing) return;
+    T* y = call.out->data<T>();
+    if (call.work == Conv2DCall::Work::kZeros) {
+      std::fill(y, y + call.out->NumElements(), T(0));
       return;
     }
+    const Tensor& input = ctx->input(0);
+    const Tensor& filter = ctx->input(1);
+    const Conv2DDims& d = call.dims;
     if constexpr (std::is_same_v<T, float>) {
       // oneDNN takes non-const handles; it only reads input and filter.
       OP_REQUIRES_OK(ctx, ctx->NodeError(conv_.Run(d, const_cast<float*>(input.data<float>()), y,

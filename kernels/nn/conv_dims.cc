@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "core/op_kernel.h"
+
 namespace af {
 
 Status ComputeConv2DDims(const Window2D& window, const TensorShape& input,
@@ -78,6 +80,78 @@ Status CheckOutBackprop(const char* op, const Conv2DDims& dims, const TensorShap
         " but the convolution of input ", dims.InputShape().DebugString(), " with filter ",
         dims.FilterShape().DebugString(), " produces ", want.DebugString());
   return Status::OK();
+}
+
+namespace {
+
+// Output 0 of `shape`, and the work left: none when it is empty, zeros when
+// `operands_empty`.
+Status AllocateConvOutput(OpKernelContext* ctx, const TensorShape& shape, bool operands_empty,
+                          Conv2DCall* call) {
+  AF_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &call->out));
+  call->work = call->out->NumElements() == 0 ? Conv2DCall::Work::kNothing
+               : operands_empty              ? Conv2DCall::Work::kZeros
+                                             : Conv2DCall::Work::kCompute;
+  return Status::OK();
+}
+
+Status BackpropInputDims(const Window2D& window, const Tensor& sizes, const TensorShape& filter,
+                         const TensorShape& out_backprop, TensorShape* input_shape,
+                         Conv2DDims* dims) {
+  constexpr const char* kOp = "Conv2DBackpropInput";
+  if (filter.dims() != 4)
+    return errors::InvalidArgument(kOp, ": filter must be 4-dimensional: ", filter.DebugString());
+  if (out_backprop.dims() != 4)
+    return errors::InvalidArgument(kOp, ": out_backprop must be 4-dimensional: ",
+                                   out_backprop.DebugString());
+  AF_RETURN_IF_ERROR(ShapeFromSizesInput(kOp, "input_sizes", sizes, window.format,
+                                         out_backprop.dim_size(0), filter.dim_size(2),
+                                         input_shape));
+  AF_RETURN_IF_ERROR(ComputeConv2DDims(window, *input_shape, filter, dims));
+  return CheckOutBackprop(kOp, *dims, out_backprop);
+}
+
+Status BackpropFilterDims(const Window2D& window, const TensorShape& input, const Tensor& sizes,
+                          const TensorShape& out_backprop, TensorShape* filter_shape,
+                          Conv2DDims* dims) {
+  constexpr const char* kOp = "Conv2DBackpropFilter";
+  AF_RETURN_IF_ERROR(
+      ShapeFromSizesInput(kOp, "filter_sizes", sizes, window.format, -1, -1, filter_shape));
+  AF_RETURN_IF_ERROR(ComputeConv2DDims(window, input, *filter_shape, dims));
+  return CheckOutBackprop(kOp, *dims, out_backprop);
+}
+
+}  // namespace
+
+Status PrepareConv2D(OpKernelContext* ctx, const Window2D& window, Conv2DCall* call) {
+  const Tensor& input = ctx->input(0);
+  const Tensor& filter = ctx->input(1);
+  AF_RETURN_IF_ERROR(
+      ctx->NodeError(ComputeConv2DDims(window, input.shape(), filter.shape(), &call->dims)));
+  return AllocateConvOutput(ctx, call->dims.OutputShape(),
+                            input.NumElements() == 0 || filter.NumElements() == 0, call);
+}
+
+Status PrepareConv2DBackpropInput(OpKernelContext* ctx, const Window2D& window,
+                                  Conv2DCall* call) {
+  const Tensor& filter = ctx->input(1);
+  const Tensor& out_backprop = ctx->input(2);
+  TensorShape input_shape;
+  AF_RETURN_IF_ERROR(ctx->NodeError(BackpropInputDims(
+      window, ctx->input(0), filter.shape(), out_backprop.shape(), &input_shape, &call->dims)));
+  return AllocateConvOutput(ctx, input_shape,
+                            out_backprop.NumElements() == 0 || filter.NumElements() == 0, call);
+}
+
+Status PrepareConv2DBackpropFilter(OpKernelContext* ctx, const Window2D& window,
+                                   Conv2DCall* call) {
+  const Tensor& input = ctx->input(0);
+  const Tensor& out_backprop = ctx->input(2);
+  TensorShape filter_shape;
+  AF_RETURN_IF_ERROR(ctx->NodeError(BackpropFilterDims(
+      window, input.shape(), ctx->input(1), out_backprop.shape(), &filter_shape, &call->dims)));
+  return AllocateConvOutput(ctx, filter_shape,
+                            input.NumElements() == 0 || out_backprop.NumElements() == 0, call);
 }
 
 }  // namespace af

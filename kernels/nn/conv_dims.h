@@ -12,6 +12,8 @@
 
 namespace af {
 
+class OpKernelContext;
+
 struct Conv2DDims {
   TensorFormat format = TensorFormat::kNHWC;
   int64_t batch = 0, in_h = 0, in_w = 0, in_depth = 0;
@@ -49,5 +51,27 @@ Status ShapeFromSizesInput(const char* op, const char* input_name, const Tensor&
 
 // out_backprop must have exactly the shape the convolution produces.
 Status CheckOutBackprop(const char* op, const Conv2DDims& dims, const TensorShape& out_backprop);
+
+// One call of a Conv2D-family kernel, on any device: its dims, its output
+// (allocated) and what is left for the kernel to do.
+struct Conv2DCall {
+  enum class Work {
+    kNothing,  // the output is empty
+    kZeros,    // an operand is empty: the output is a sum of no terms
+    kCompute,  // the convolution itself
+  };
+  Conv2DDims dims;
+  Tensor* out = nullptr;
+  Work work = Work::kNothing;
+};
+
+// The checks of Conv2D (inputs input, filter), Conv2DBackpropInput
+// (input_sizes, filter, out_backprop) and Conv2DBackpropFilter (input,
+// filter_sizes, out_backprop) on the kernel's inputs, their errors naming
+// the node; then output 0 allocated. The sizes inputs are int32, in host
+// memory on every device.
+Status PrepareConv2D(OpKernelContext* ctx, const Window2D& window, Conv2DCall* call);
+Status PrepareConv2DBackpropInput(OpKernelContext* ctx, const Window2D& window, Conv2DCall* call);
+Status PrepareConv2DBackpropFilter(OpKernelContext* ctx, const Window2D& window, Conv2DCall* call);
 
 }  // namespace af

@@ -27,12 +27,11 @@ class MaxPoolOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
     Pool2DDims d;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ComputePool2DDims(window_, input.shape(), &d)));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, d.OutputShape(), &out));
+    OP_REQUIRES_OK(ctx, PreparePool2D(ctx, window_, &d, &out));
     if (out->NumElements() == 0) return;
+    const Tensor& input = ctx->input(0);
     const T* in = input.data<T>();
     T* y = out->data<T>();
     const int64_t is = d.InputChannelStep(), os = d.OutputChannelStep();
@@ -71,24 +70,12 @@ class MaxPoolGradOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& orig_input = ctx->input(0);
-    const Tensor& orig_output = ctx->input(1);
-    const Tensor& grad = ctx->input(2);
     Pool2DDims d;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ComputePool2DDims(window_, orig_input.shape(), &d)));
-    const TensorShape pooled = d.OutputShape();
-    OP_REQUIRES(
-        ctx, orig_output.shape() == pooled,
-        ctx->NodeError(errors::InvalidArgument(
-            "orig_output has shape ", orig_output.shape().DebugString(), " but pooling orig_input ",
-            orig_input.shape().DebugString(), " gives ", pooled.DebugString())));
-    OP_REQUIRES(ctx, grad.shape() == pooled,
-                ctx->NodeError(errors::InvalidArgument(
-                    "grad has shape ", grad.shape().DebugString(), " but pooling orig_input ",
-                    orig_input.shape().DebugString(), " gives ", pooled.DebugString())));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, orig_input.shape(), &out));
+    OP_REQUIRES_OK(ctx, PrepareMaxPoolGrad(ctx, window_, &d, &out));
     if (out->NumElements() == 0) return;
+    const Tensor& orig_input = ctx->input(0);
+    const Tensor& grad = ctx->input(2);
     const T* in = orig_input.data<T>();
     const T* g = grad.data<T>();
     T* dx = out->data<T>();

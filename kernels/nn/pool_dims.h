@@ -9,6 +9,9 @@
 
 namespace af {
 
+class OpKernelContext;
+class Tensor;
+
 struct Pool2DDims {
   TensorFormat format = TensorFormat::kNHWC;
   int64_t batch = 0, in_h = 0, in_w = 0, depth = 0;
@@ -48,5 +51,19 @@ struct Pool2DDims {
 };
 
 Status ComputePool2DDims(const Window2D& window, const TensorShape& input, Pool2DDims* dims);
+
+// The checks of a pooling kernel on its inputs, on any device, their errors
+// naming the node; then output 0 allocated.
+//   PreparePool2D (MaxPool, AvgPool): input; the output is the pooled one.
+//   PrepareMaxPoolGrad: orig_input, orig_output, grad; the output has
+//     orig_input's shape.
+//   PrepareAvgPoolGrad: orig_input_shape (int32, in host memory on every
+//     device), grad; the output has orig_input_shape.
+Status PreparePool2D(OpKernelContext* ctx, const Window2D& window, Pool2DDims* dims,
+                     Tensor** out);
+Status PrepareMaxPoolGrad(OpKernelContext* ctx, const Window2D& window, Pool2DDims* dims,
+                          Tensor** out);
+Status PrepareAvgPoolGrad(OpKernelContext* ctx, const Window2D& window, Pool2DDims* dims,
+                          Tensor** out);
 
 }  // namespace af

@@ -8,6 +8,7 @@
 #include "core/op_kernel.h"
 #include "kernels/eigen_core.h"
 #include "kernels/math/cwise_float_functors.h"
+#include "kernels/nn/softmax_shape.h"
 
 namespace af {
 
@@ -19,16 +20,11 @@ class SoftmaxOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& logits = ctx->input(0);
-    OP_REQUIRES(ctx, logits.dims() >= 1,
-                ctx->NodeError(errors::InvalidArgument("logits must have >= 1 dimension, got ",
-                                                       logits.shape().DebugString())));
+    int64_t rows = 0, depth = 0;
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, logits.shape(), &out));
-    const int64_t depth = logits.dim_size(logits.dims() - 1);
-    const int64_t total = logits.NumElements();
-    if (total == 0) return;
-    const int64_t rows = total / depth;
+    OP_REQUIRES_OK(ctx, PrepareSoftmax(ctx, &rows, &depth, &out));
+    if (rows == 0) return;
+    const Tensor& logits = ctx->input(0);
 
     using Row = Eigen::Array<T, Eigen::Dynamic, 1>;
     const T* in = logits.data<T>();

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <sstream>
-#include <string>
 
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
@@ -40,20 +38,17 @@ class SoftmaxXentOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& logits = ctx->input(0);
-    const Tensor& labels = ctx->input(1);
-    int64_t batch = 0, classes = 0;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(SoftmaxXentShape(logits, labels, &batch, &classes)));
-    Tensor* loss = nullptr;
-    Tensor* backprop = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape{batch}, &loss));
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape{batch, classes}, &backprop));
+    XentCall call;
+    OP_REQUIRES_OK(ctx, PrepareSoftmaxXent(ctx, &call));
+    const int64_t batch = call.batch, classes = call.classes;
     if (batch == 0) return;
-    T* loss_p = loss->data<T>();
+    T* loss_p = call.loss->data<T>();
     if (classes == 0) {  // nothing to normalize over: an empty sum
       std::fill(loss_p, loss_p + batch, T(0));
       return;
     }
+    const Tensor& logits = ctx->input(0);
+    const Tensor& labels = ctx->input(1);
     // Broadcast dims step by 0.
     const int64_t lc = XentColumnStride(logits);
     const int64_t lr = XentRowStride(logits);
@@ -61,7 +56,7 @@ class SoftmaxXentOp : public OpKernel {
     const int64_t yr = XentRowStride(labels);
     const T* x = logits.data<T>();
     const T* y = labels.data<T>();
-    T* bp = backprop->data<T>();
+    T* bp = call.backprop->data<T>();
     ShardedFor(ctx, batch, classes * 40, [&](int64_t begin, int64_t end) {
       for (int64_t b = begin; b < end; ++b) {
         const T* xr = x + b * lr;
@@ -88,39 +83,13 @@ class SparseSoftmaxXentOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& logits = ctx->input(0);
-    const Tensor& labels = ctx->input(1);
-    OP_REQUIRES(ctx, logits.dims() == 2,
-                ctx->NodeError(errors::InvalidArgument("logits must be 2-D, but got shape ",
-                                                       logits.shape().DebugString())));
-    OP_REQUIRES(ctx, labels.dims() == 1,
-                ctx->NodeError(errors::InvalidArgument("labels must be 1-D, but got shape ",
-                                                       labels.shape().DebugString())));
-    OP_REQUIRES(
-        ctx, logits.dim_size(0) == labels.dim_size(0),
-        ctx->NodeError(errors::InvalidArgument(
-            "logits and labels must have the same first dimension, got logits shape ",
-            logits.shape().DebugString(), " and labels shape ", labels.shape().DebugString())));
-    const int64_t batch = logits.dim_size(0), classes = logits.dim_size(1);
-    OP_REQUIRES(
-        ctx, batch == 0 || classes > 0,
-        ctx->NodeError(errors::InvalidArgument(
-            "Must have at least one class, but got logits shape ", logits.shape().DebugString())));
-    const Index* label = labels.data<Index>();
-    for (int64_t b = 0; b < batch; ++b) {
-      OP_REQUIRES(
-          ctx, label[b] >= 0 && label[b] < classes,
-          ctx->NodeError(errors::InvalidArgument(
-              "Received a label value of ", label[b], " which is outside the valid range of [0, ",
-              classes, ").  Label values: ", LabelValues(labels))));
-    }
-    Tensor* loss = nullptr;
-    Tensor* backprop = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape{batch}, &loss));
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(1, logits.shape(), &backprop));
-    const T* x = logits.data<T>();
-    T* loss_p = loss->data<T>();
-    T* bp = backprop->data<T>();
+    XentCall call;
+    OP_REQUIRES_OK(ctx, PrepareSparseSoftmaxXent(ctx, &call));
+    const int64_t batch = call.batch, classes = call.classes;
+    const T* x = ctx->input(0).data<T>();
+    const Index* label = ctx->input(1).data<Index>();
+    T* loss_p = call.loss->data<T>();
+    T* bp = call.backprop->data<T>();
     ShardedFor(ctx, batch, classes * 40, [&](int64_t begin, int64_t end) {
       for (int64_t b = begin; b < end; ++b) {
         const T* xr = x + b * classes;
@@ -131,14 +100,6 @@ class SparseSoftmaxXentOp : public OpKernel {
         g[label[b]] -= T(1);
       }
     });
-  }
-
- private:
-  static std::string LabelValues(const Tensor& labels) {
-    std::ostringstream s;
-    const Index* v = labels.data<Index>();
-    for (int64_t i = 0; i < labels.NumElements(); ++i) s << (i ? " " : "") << v[i];
-    return s.str();
   }
 };
 

@@ -15,13 +15,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <string>
 #include <type_traits>
 
 #include "core/op_kernel.h"
 #include "kernels/gpu/cuda/cuda_types.cuh"
 #include "kernels/gpu/cuda/cuda_util.h"
 #include "kernels/gpu/gpu_kernel_registry.h"
+#include "kernels/nn/bias_add_shape.h"
 
 namespace af::gpu {
 namespace {
@@ -274,42 +274,17 @@ Status BiasAddGradImpl(OpKernelContext* ctx, cudaStream_t stream, const T* g, in
 
 // ---------------------------------------------------------------------------
 
-Status ReadDataFormat(OpKernelConstruction* ctx, bool* channels_first) {
-  std::string format = "NHWC";
-  if (ctx->HasAttr("data_format")) AF_RETURN_IF_ERROR(ctx->GetAttr("data_format", &format));
-  if (format != "NHWC" && format != "NCHW")
-    return errors::InvalidArgument("Invalid data_format '", format, "': expected NHWC or NCHW");
-  *channels_first = format == "NCHW";
-  return Status::OK();
-}
-
-class CudaBiasAddOp : public OpKernel {
+class CudaBiasAddOp : public BiasAddKernelBase {
  public:
-  explicit CudaBiasAddOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ReadDataFormat(ctx, &channels_first_));
-  }
+  using BiasAddKernelBase::BiasAddKernelBase;
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& value = ctx->input(0);
     const Tensor& bias = ctx->input(1);
-    OP_REQUIRES(ctx, value.dims() >= 2,
-                ctx->NodeError(errors::InvalidArgument("Input tensor must be at least 2D: ",
-                                                       value.shape().DebugString())));
-    OP_REQUIRES(
-        ctx, bias.dims() == 1,
-        ctx->NodeError(errors::InvalidArgument("Biases must be 1D: ", bias.shape().DebugString())));
-    const int channel_dim = channels_first_ ? 1 : value.dims() - 1;
-    const int64_t channels = value.dim_size(channel_dim);
-    OP_REQUIRES(ctx, bias.dim_size(0) == channels,
-                ctx->NodeError(errors::InvalidArgument(
-                    "Must provide as many biases as the last dimension of the input tensor: ",
-                    bias.shape().DebugString(), " vs. ", value.shape().DebugString())));
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, value.shape(), &out));
-    const int64_t total = value.NumElements();
-    if (total == 0) return;
-    int64_t inner = 1;
-    for (int d = channel_dim + 1; d < value.dims(); ++d) inner *= value.dim_size(d);
+    BiasAddDims d;
+    OP_REQUIRES_OK(ctx, PrepareBiasAdd(ctx, &d));
+    Tensor* out = d.out;
+    if (d.total == 0) return;
     cudaStream_t stream = nullptr;
     OP_REQUIRES_OK(ctx, KernelStream(ctx, &stream));
     Status s;
@@ -317,59 +292,43 @@ class CudaBiasAddOp : public OpKernel {
       using T = typename decltype(tag)::type;
       s = BiasAddImpl<T>(stream, static_cast<const T*>(value.raw_data()),
                          static_cast<const T*>(bias.raw_data()), static_cast<T*>(out->raw_data()),
-                         total, channels, inner);
+                         d.total, d.channels, d.inner);
     });
     OP_REQUIRES(ctx, known,
                 ctx->NodeError(errors::Unimplemented("BiasAdd has no GPU kernel for ",
                                                      DataTypeString(input_type(0)))));
     OP_REQUIRES_OK(ctx, s.ok() ? s : ctx->NodeError(s));
   }
-
- private:
-  bool channels_first_ = false;
 };
 
-class CudaBiasAddGradOp : public OpKernel {
+class CudaBiasAddGradOp : public BiasAddKernelBase {
  public:
-  explicit CudaBiasAddGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ReadDataFormat(ctx, &channels_first_));
-  }
+  using BiasAddKernelBase::BiasAddKernelBase;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& grad = ctx->input(0);
-    OP_REQUIRES(ctx, grad.dims() >= 2,
-                ctx->NodeError(errors::InvalidArgument("Input tensor must be at least 2D: ",
-                                                       grad.shape().DebugString())));
-    const int channel_dim = channels_first_ ? 1 : grad.dims() - 1;
-    const int64_t channels = grad.dim_size(channel_dim);
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape{channels}, &out));
-    if (channels == 0) return;
+    BiasAddDims d;
+    OP_REQUIRES_OK(ctx, PrepareBiasAddGrad(ctx, &d));
+    Tensor* out = d.out;
+    if (d.channels == 0) return;
     cudaStream_t stream = nullptr;
     OP_REQUIRES_OK(ctx, KernelStream(ctx, &stream));
-    const int64_t total = grad.NumElements();
-    if (total == 0) {  // no terms: zeros
+    if (d.total == 0) {  // no terms: zeros
       OP_REQUIRES_CUDA(ctx, cudaMemsetAsync(out->raw_data(), 0, out->TotalBytes(), stream),
                        "BiasAddGrad memset");
       return;
     }
-    int64_t inner = 1;
-    for (int d = channel_dim + 1; d < grad.dims(); ++d) inner *= grad.dim_size(d);
-    const int64_t outer = total / (channels * inner);
+    const Tensor& grad = ctx->input(0);
     Status s;
     const bool known = VisitFloat(input_type(0), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      s = BiasAddGradImpl<T>(ctx, stream, static_cast<const T*>(grad.raw_data()), outer, channels,
-                             inner, static_cast<T*>(out->raw_data()));
+      s = BiasAddGradImpl<T>(ctx, stream, static_cast<const T*>(grad.raw_data()), d.outer,
+                             d.channels, d.inner, static_cast<T*>(out->raw_data()));
     });
     OP_REQUIRES(ctx, known,
                 ctx->NodeError(errors::Unimplemented("BiasAddGrad has no GPU kernel for ",
                                                      DataTypeString(input_type(0)))));
     OP_REQUIRES_OK(ctx, s.ok() ? s : ctx->NodeError(s));
   }
-
- private:
-  bool channels_first_ = false;
 };
 
 }  // namespace

@@ -25,6 +25,16 @@
 namespace af::gpu {
 namespace {
 
+// Whether the convolution is left to run. Otherwise the output is empty, or
+// a sum of no terms that this sets to zeros (an error goes on ctx).
+bool ConvolutionLeft(OpKernelContext* ctx, const Conv2DCall& call) {
+  if (call.work == Conv2DCall::Work::kZeros) {
+    const Status s = ZeroOutput(ctx, call.out);
+    if (!s.ok()) ctx->SetStatus(ctx->NodeError(s));
+  }
+  return call.work == Conv2DCall::Work::kCompute;
+}
+
 class CudaConv2DOp : public OpKernel {
  public:
   explicit CudaConv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -34,22 +44,16 @@ class CudaConv2DOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
+    Conv2DCall call;
+    OP_REQUIRES_OK(ctx, PrepareConv2D(ctx, window_, &call));
+    Tensor* out = call.out;
+    if (!ConvolutionLeft(ctx, call)) return;
     const Tensor& input = ctx->input(0);
     const Tensor& filter = ctx->input(1);
-    Conv2DDims d;
-    OP_REQUIRES_OK(ctx,
-                   ctx->NodeError(ComputeConv2DDims(window_, input.shape(), filter.shape(), &d)));
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, d.OutputShape(), &out));
-    if (out->NumElements() == 0) return;
-    if (input.NumElements() == 0 || filter.NumElements() == 0) {  // an empty sum
-      OP_REQUIRES_OK(ctx, ctx->NodeError(ZeroOutput(ctx, out)));
-      return;
-    }
     CudnnScope cudnn;
     OP_REQUIRES_OK(ctx, CudnnFor(ctx, &cudnn));
     ConvSetup s;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(SetUpConv("fwd", d, dtype_, &s)));
+    OP_REQUIRES_OK(ctx, ctx->NodeError(SetUpConv("fwd", call.dims, dtype_, &s)));
     Tensor filter_tmp, input_tmp;
     ConvBuffers b;
     OP_REQUIRES_OK(ctx, ctx->NodeError(FilterToCudnn(ctx, s, filter, &filter_tmp)));
@@ -73,36 +77,16 @@ class CudaConv2DBackpropInputOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& sizes = ctx->input(0);
+    Conv2DCall call;
+    OP_REQUIRES_OK(ctx, PrepareConv2DBackpropInput(ctx, window_, &call));
+    Tensor* out = call.out;
+    if (!ConvolutionLeft(ctx, call)) return;
     const Tensor& filter = ctx->input(1);
     const Tensor& out_backprop = ctx->input(2);
-    OP_REQUIRES(ctx, filter.dims() == 4,
-                ctx->NodeError(errors::InvalidArgument(
-                    kOp, ": filter must be 4-dimensional: ", filter.shape().DebugString())));
-    OP_REQUIRES(
-        ctx, out_backprop.dims() == 4,
-        ctx->NodeError(errors::InvalidArgument(
-            kOp, ": out_backprop must be 4-dimensional: ", out_backprop.shape().DebugString())));
-    // input_sizes is int32, so it lives in host memory on a GPU device.
-    TensorShape input_shape;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ShapeFromSizesInput(kOp, "input_sizes", sizes,
-                                                           window_.format, out_backprop.dim_size(0),
-                                                           filter.dim_size(2), &input_shape)));
-    Conv2DDims d;
-    OP_REQUIRES_OK(ctx,
-                   ctx->NodeError(ComputeConv2DDims(window_, input_shape, filter.shape(), &d)));
-    OP_REQUIRES_OK(ctx, ctx->NodeError(CheckOutBackprop(kOp, d, out_backprop.shape())));
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input_shape, &out));
-    if (out->NumElements() == 0) return;
-    if (out_backprop.NumElements() == 0 || filter.NumElements() == 0) {
-      OP_REQUIRES_OK(ctx, ctx->NodeError(ZeroOutput(ctx, out)));
-      return;
-    }
     CudnnScope cudnn;
     OP_REQUIRES_OK(ctx, CudnnFor(ctx, &cudnn));
     ConvSetup s;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(SetUpConv("bwd_data", d, dtype_, &s)));
+    OP_REQUIRES_OK(ctx, ctx->NodeError(SetUpConv("bwd_data", call.dims, dtype_, &s)));
     Tensor filter_tmp, grad_tmp;
     ConvBuffers b;
     OP_REQUIRES_OK(ctx, ctx->NodeError(FilterToCudnn(ctx, s, filter, &filter_tmp)));
@@ -143,28 +127,16 @@ class CudaConv2DBackpropFilterOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
+    Conv2DCall call;
+    OP_REQUIRES_OK(ctx, PrepareConv2DBackpropFilter(ctx, window_, &call));
+    Tensor* out = call.out;
+    if (!ConvolutionLeft(ctx, call)) return;
     const Tensor& input = ctx->input(0);
-    const Tensor& sizes = ctx->input(1);
     const Tensor& out_backprop = ctx->input(2);
-    // filter_sizes is int32, so it lives in host memory on a GPU device.
-    TensorShape filter_shape;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ShapeFromSizesInput(kOp, "filter_sizes", sizes,
-                                                           window_.format, -1, -1, &filter_shape)));
-    Conv2DDims d;
-    OP_REQUIRES_OK(ctx,
-                   ctx->NodeError(ComputeConv2DDims(window_, input.shape(), filter_shape, &d)));
-    OP_REQUIRES_OK(ctx, ctx->NodeError(CheckOutBackprop(kOp, d, out_backprop.shape())));
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, filter_shape, &out));
-    if (out->NumElements() == 0) return;
-    if (input.NumElements() == 0 || out_backprop.NumElements() == 0) {
-      OP_REQUIRES_OK(ctx, ctx->NodeError(ZeroOutput(ctx, out)));
-      return;
-    }
     CudnnScope cudnn;
     OP_REQUIRES_OK(ctx, CudnnFor(ctx, &cudnn));
     ConvSetup s;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(SetUpConv("bwd_filter", d, dtype_, &s)));
+    OP_REQUIRES_OK(ctx, ctx->NodeError(SetUpConv("bwd_filter", call.dims, dtype_, &s)));
     Tensor input_tmp, grad_tmp;
     ConvBuffers b;
     OP_REQUIRES_OK(ctx, ctx->NodeError(PaddedInput(ctx, s, input, &input_tmp, &b.x)));

@@ -19,7 +19,6 @@
 #include "kernels/gpu/cuda/cuda_util.h"
 #include "kernels/gpu/cuda/pool_kernels.h"
 #include "kernels/gpu/gpu_kernel_registry.h"
-#include "kernels/nn/conv_dims.h"
 #include "kernels/nn/pool_dims.h"
 
 namespace af::gpu {
@@ -85,13 +84,12 @@ class CudaMaxPoolOp : public CudaPoolBase {
   explicit CudaMaxPoolOp(OpKernelConstruction* ctx) : CudaPoolBase(ctx, 0) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
     Pool2DDims d;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ComputePool2DDims(window_, input.shape(), &d)));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, d.OutputShape(), &out));
+    OP_REQUIRES_OK(ctx, PreparePool2D(ctx, window_, &d, &out));
     if (out->NumElements() == 0) return;
     OP_REQUIRES_OK(ctx, ctx->NodeError(MakeKernelDeviceCurrent(ctx)));
+    const Tensor& input = ctx->input(0);
     OP_REQUIRES_CUDA(ctx,
                      LaunchMaxPool(ComputeStream(ctx), elem_, GeometryOf(d), input.raw_data(),
                                    out->raw_data()),
@@ -104,27 +102,16 @@ class CudaMaxPoolGradOp : public CudaPoolBase {
   explicit CudaMaxPoolGradOp(OpKernelConstruction* ctx) : CudaPoolBase(ctx, 0) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& orig_input = ctx->input(0);
-    const Tensor& orig_output = ctx->input(1);
-    const Tensor& grad = ctx->input(2);
     Pool2DDims d;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ComputePool2DDims(window_, orig_input.shape(), &d)));
-    const TensorShape pooled = d.OutputShape();
-    OP_REQUIRES(
-        ctx, orig_output.shape() == pooled,
-        ctx->NodeError(errors::InvalidArgument(
-            "orig_output has shape ", orig_output.shape().DebugString(), " but pooling orig_input ",
-            orig_input.shape().DebugString(), " gives ", pooled.DebugString())));
-    OP_REQUIRES(ctx, grad.shape() == pooled,
-                ctx->NodeError(errors::InvalidArgument(
-                    "grad has shape ", grad.shape().DebugString(), " but pooling orig_input ",
-                    orig_input.shape().DebugString(), " gives ", pooled.DebugString())));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, orig_input.shape(), &out));
+    OP_REQUIRES_OK(ctx, PrepareMaxPoolGrad(ctx, window_, &d, &out));
     if (out->NumElements() == 0) return;
     OP_REQUIRES_OK(ctx, ctx->NodeError(MakeKernelDeviceCurrent(ctx)));
+    const Tensor& orig_input = ctx->input(0);
+    const Tensor& grad = ctx->input(2);
     // One int64 per pooled element: the input offset its gradient goes to.
     // Device scratch is allocated as bytes (int64 tensors live on the host).
+    const TensorShape pooled = d.OutputShape();
     Tensor argmax;
     int64_t* argmax_ptr = nullptr;
     if (pooled.num_elements() > 0) {
@@ -148,13 +135,12 @@ class CudaAvgPoolOp : public CudaPoolBase {
   explicit CudaAvgPoolOp(OpKernelConstruction* ctx) : CudaPoolBase(ctx, 0) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
     Pool2DDims d;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ComputePool2DDims(window_, input.shape(), &d)));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, d.OutputShape(), &out));
+    OP_REQUIRES_OK(ctx, PreparePool2D(ctx, window_, &d, &out));
     if (out->NumElements() == 0) return;
     OP_REQUIRES_OK(ctx, ctx->NodeError(MakeKernelDeviceCurrent(ctx)));
+    const Tensor& input = ctx->input(0);
     OP_REQUIRES_CUDA(ctx,
                      LaunchAvgPool(ComputeStream(ctx), elem_, GeometryOf(d), input.raw_data(),
                                    out->raw_data()),
@@ -167,21 +153,12 @@ class CudaAvgPoolGradOp : public CudaPoolBase {
   explicit CudaAvgPoolGradOp(OpKernelConstruction* ctx) : CudaPoolBase(ctx, 1) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& sizes = ctx->input(0);  // int32: in host memory
-    const Tensor& grad = ctx->input(1);
-    TensorShape input_shape;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ShapeFromSizesInput("AvgPoolGrad", "orig_input_shape", sizes,
-                                                           window_.format, -1, -1, &input_shape)));
     Pool2DDims d;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(ComputePool2DDims(window_, input_shape, &d)));
-    OP_REQUIRES(ctx, grad.shape() == d.OutputShape(),
-                ctx->NodeError(errors::InvalidArgument(
-                    "grad has shape ", grad.shape().DebugString(), " but pooling an input of ",
-                    input_shape.DebugString(), " gives ", d.OutputShape().DebugString())));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input_shape, &out));
+    OP_REQUIRES_OK(ctx, PrepareAvgPoolGrad(ctx, window_, &d, &out));
     if (out->NumElements() == 0) return;
     OP_REQUIRES_OK(ctx, ctx->NodeError(MakeKernelDeviceCurrent(ctx)));
+    const Tensor& grad = ctx->input(1);
     OP_REQUIRES_CUDA(ctx,
                      LaunchAvgPoolGrad(ComputeStream(ctx), elem_, GeometryOf(d), grad.raw_data(),
                                        out->raw_data()),

@@ -12,6 +12,7 @@
 #include "kernels/gpu/cuda/cuda_util.h"
 #include "kernels/gpu/cuda/cudnn_handle.h"
 #include "kernels/gpu/gpu_kernel_registry.h"
+#include "kernels/nn/softmax_shape.h"
 
 namespace af::gpu {
 
@@ -29,20 +30,15 @@ class CudaSoftmaxOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& logits = ctx->input(0);
-    OP_REQUIRES(ctx, logits.dims() >= 1,
-                ctx->NodeError(errors::InvalidArgument("logits must have >= 1 dimension, got ",
-                                                       logits.shape().DebugString())));
+    int64_t rows = 0, depth = 0;
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, logits.shape(), &out));
-    const int64_t depth = logits.dim_size(logits.dims() - 1);
-    const int64_t total = logits.NumElements();
-    if (total == 0) return;
-    const int64_t rows = total / depth;
+    OP_REQUIRES_OK(ctx, PrepareSoftmax(ctx, &rows, &depth, &out));
+    if (rows == 0) return;
     OP_REQUIRES(ctx, rows <= INT_MAX && depth <= INT_MAX,
                 ctx->NodeError(errors::Unimplemented(
                     "softmax of ", rows, " rows of ", depth,
                     " exceeds what cuDNN's softmax addresses (2^31 - 1 per dim)")));
+    const Tensor& logits = ctx->input(0);
     CudnnScope cudnn;
     OP_REQUIRES_OK(ctx, CudnnFor(ctx, &cudnn));
     cudnnDataType_t data_type;

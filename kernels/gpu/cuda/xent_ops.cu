@@ -16,7 +16,6 @@
 
 #include <cstring>
 #include <cstdint>
-#include <sstream>
 #include <string>
 #include <type_traits>
 
@@ -182,23 +181,20 @@ class CudaSoftmaxXentOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& logits = ctx->input(0);
     const Tensor& labels = ctx->input(1);
-    int64_t batch = 0, classes = 0;
-    OP_REQUIRES_OK(ctx, ctx->NodeError(SoftmaxXentShape(logits, labels, &batch, &classes)));
-    Tensor* loss = nullptr;
-    Tensor* backprop = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape{batch}, &loss));
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape{batch, classes}, &backprop));
-    if (batch == 0) return;
+    XentCall call;
+    OP_REQUIRES_OK(ctx, PrepareSoftmaxXent(ctx, &call));
+    if (call.batch == 0) return;
     cudaStream_t stream = nullptr;
     OP_REQUIRES_OK(ctx, KernelStream(ctx, &stream));
-    if (classes == 0) {  // an empty sum per row
+    Tensor* loss = call.loss;
+    if (call.classes == 0) {  // an empty sum per row
       OP_REQUIRES_CUDA(ctx, cudaMemsetAsync(loss->raw_data(), 0, loss->TotalBytes(), stream),
                        "SoftmaxCrossEntropyWithLogits memset");
       return;
     }
     XentLayout l;
-    l.batch = batch;
-    l.classes = classes;
+    l.batch = call.batch;
+    l.classes = call.classes;
     l.x_col = XentColumnStride(logits);
     l.x_row = XentRowStride(logits);
     l.y_col = XentColumnStride(labels);
@@ -209,7 +205,7 @@ class CudaSoftmaxXentOp : public OpKernel {
       s = LaunchSoftmaxXent<T>(stream, static_cast<const T*>(logits.raw_data()),
                                static_cast<const T*>(labels.raw_data()), l,
                                static_cast<T*>(loss->raw_data()),
-                               static_cast<T*>(backprop->raw_data()));
+                               static_cast<T*>(call.backprop->raw_data()));
     });
     OP_REQUIRES(ctx, known,
                 ctx->NodeError(errors::Unimplemented(type_string(), " has no GPU kernel for ",
@@ -225,40 +221,12 @@ class CudaSparseSoftmaxXentOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& logits = ctx->input(0);
     const Tensor& labels = ctx->input(1);
-    OP_REQUIRES(ctx, logits.dims() == 2,
-                ctx->NodeError(errors::InvalidArgument("logits must be 2-D, but got shape ",
-                                                       logits.shape().DebugString())));
-    OP_REQUIRES(ctx, labels.dims() == 1,
-                ctx->NodeError(errors::InvalidArgument("labels must be 1-D, but got shape ",
-                                                       labels.shape().DebugString())));
-    OP_REQUIRES(
-        ctx, logits.dim_size(0) == labels.dim_size(0),
-        ctx->NodeError(errors::InvalidArgument(
-            "logits and labels must have the same first dimension, got logits shape ",
-            logits.shape().DebugString(), " and labels shape ", labels.shape().DebugString())));
-    const int64_t batch = logits.dim_size(0), classes = logits.dim_size(1);
-    OP_REQUIRES(
-        ctx, batch == 0 || classes > 0,
-        ctx->NodeError(errors::InvalidArgument(
-            "Must have at least one class, but got logits shape ", logits.shape().DebugString())));
-    const DataType label_type = BaseType(labels.dtype());
-    OP_REQUIRES(ctx, label_type == DT_INT32 || label_type == DT_INT64,
-                ctx->NodeError(errors::InvalidArgument("labels must be int32 or int64, not ",
-                                                       DataTypeString(label_type))));
-    // Labels live in host memory: check them here, before anything runs.
-    for (int64_t b = 0; b < batch; ++b) {
-      const int64_t label = LabelAt(labels, b);
-      OP_REQUIRES(
-          ctx, label >= 0 && label < classes,
-          ctx->NodeError(errors::InvalidArgument(
-              "Received a label value of ", label, " which is outside the valid range of [0, ",
-              classes, ").  Label values: ", LabelValues(labels))));
-    }
-    Tensor* loss = nullptr;
-    Tensor* backprop = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape{batch}, &loss));
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(1, logits.shape(), &backprop));
+    // Labels live in host memory: checked here, before anything runs.
+    XentCall call;
+    OP_REQUIRES_OK(ctx, PrepareSparseSoftmaxXent(ctx, &call));
+    const int64_t batch = call.batch, classes = call.classes;
     if (batch == 0) return;
+    const DataType label_type = BaseType(labels.dtype());
     cudaStream_t stream = nullptr;
     OP_REQUIRES_OK(ctx, KernelStream(ctx, &stream));
     // A device copy of the labels, through pinned memory: a copy from
@@ -282,8 +250,8 @@ class CudaSparseSoftmaxXentOp : public OpKernel {
     const bool known = VisitFloat(input_type(0), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* x = static_cast<const T*>(logits.raw_data());
-      T* lp = static_cast<T*>(loss->raw_data());
-      T* bp = static_cast<T*>(backprop->raw_data());
+      T* lp = static_cast<T*>(call.loss->raw_data());
+      T* bp = static_cast<T*>(call.backprop->raw_data());
       if (label_type == DT_INT32) {
         s = LaunchSparseXent<T, int32_t>(
             stream, x, static_cast<const int32_t*>(device_labels.raw_data()), batch, classes, lp,
@@ -298,18 +266,6 @@ class CudaSparseSoftmaxXentOp : public OpKernel {
                 ctx->NodeError(errors::Unimplemented(type_string(), " has no GPU kernel for ",
                                                      DataTypeString(input_type(0)))));
     OP_REQUIRES_OK(ctx, s.ok() ? s : ctx->NodeError(s));
-  }
-
- private:
-  static int64_t LabelAt(const Tensor& labels, int64_t i) {
-    return BaseType(labels.dtype()) == DT_INT32
-               ? int64_t{static_cast<const int32_t*>(labels.raw_data())[i]}
-               : static_cast<const int64_t*>(labels.raw_data())[i];
-  }
-  static std::string LabelValues(const Tensor& labels) {
-    std::ostringstream s;
-    for (int64_t i = 0; i < labels.NumElements(); ++i) s << (i ? " " : "") << LabelAt(labels, i);
-    return s.str();
   }
 };
 
