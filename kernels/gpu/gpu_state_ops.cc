@@ -6,6 +6,7 @@
 #include "core/kernel_registry.h"
 #include "core/tensor_proto.h"
 #include "kernels/gpu/gpu_kernel_registry.h"
+#include "kernels/state/assign_plan.h"
 #include "kernels/state/ref_inputs.h"
 
 namespace af::gpu {
@@ -46,9 +47,10 @@ class GpuConstOp : public OpKernel {
   Tensor value_;
 };
 
-// ref = value for types in device memory; the semantics of the CPU Assign
-// (kernels/state/assign_ops.cc): adopt a value nobody else holds, write in
-// place into a buffer only the variable holds, else a fresh buffer.
+// ref = value for types in device memory, as the CPU Assign decides
+// (state::PlanAssign, kernels/state/assign_plan.h): adopt a value nobody
+// else holds, write in place into a buffer only the variable holds, else a
+// fresh buffer.
 class GpuAssignOp : public OpKernel {
  public:
   explicit GpuAssignOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -63,14 +65,11 @@ class GpuAssignOp : public OpKernel {
     GpuDeviceContext* gpu = ctx->device()->gpu_context();
     {
       state::RefInputLocks lock(ctx, {0}, use_locking_);
-      const bool same_shape = lhs->shape() == rhs.shape();
-      OP_REQUIRES(ctx, !validate_shape_ || !lhs->IsInitialized() || same_shape,
-                  ctx->NodeError(errors::InvalidArgument(
-                      "Assign requires shapes of both tensors to match. lhs shape= ",
-                      lhs->shape().DebugString(), " rhs shape= ", rhs.shape().DebugString())));
-      if (lhs->IsInitialized() && same_shape && state::OwnsWholeBuffer(*lhs)) {
+      state::AssignHow how = state::AssignHow::kCopyToFresh;
+      OP_REQUIRES_OK(ctx, ctx->NodeError(state::PlanAssign(*lhs, rhs, validate_shape_, &how)));
+      if (how == state::AssignHow::kCopyInPlace) {
         OP_REQUIRES_OK(ctx, CopyOnComputeStream(gpu, rhs, lhs));
-      } else if (state::OwnsWholeBuffer(rhs)) {
+      } else if (how == state::AssignHow::kAdopt) {
         *lhs = rhs;
       } else {
         Tensor fresh;

@@ -6,6 +6,7 @@
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
 #include "kernels/math/gemm.h"
+#include "kernels/math/matmul_shape.h"
 
 namespace af {
 
@@ -22,23 +23,13 @@ class MatMulOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
-    OP_REQUIRES(ctx, a.dims() == 2,
-                ctx->NodeError(errors::InvalidArgument(
-                    "In[0] is not a matrix. Instead it has shape ", a.shape().DebugString())));
-    OP_REQUIRES(ctx, b.dims() == 2,
-                ctx->NodeError(errors::InvalidArgument(
-                    "In[1] is not a matrix. Instead it has shape ", b.shape().DebugString())));
-    const int64_t m = a.dim_size(transpose_a_ ? 1 : 0);
-    const int64_t k = a.dim_size(transpose_a_ ? 0 : 1);
-    const int64_t kb = b.dim_size(transpose_b_ ? 1 : 0);
-    const int64_t n = b.dim_size(transpose_b_ ? 0 : 1);
-    OP_REQUIRES(ctx, k == kb,
-                ctx->NodeError(errors::InvalidArgument(
-                    "Matrix size-incompatible: In[0]: ", a.shape().DebugString(),
-                    ", In[1]: ", b.shape().DebugString())));
+    MatMulShape shape;
+    OP_REQUIRES_OK(ctx,
+                   ctx->NodeError(MatMulShapes(a, b, transpose_a_, transpose_b_, &shape)));
+    const int64_t m = shape.m, k = shape.k, n = shape.n;
 
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape{m, n}, &out));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape.output, &out));
     if (m == 0 || n == 0) return;
     T* c = out->data<T>();
     if (k == 0) {  // an empty sum

@@ -58,32 +58,13 @@ class ReductionOp : public OpKernel {
       return;
     }
 
-    // Groups left to fold, as sizes with reduced flags.
-    DimVector sizes, reduced;
-    for (int g = 0; g < plan.num_groups(); ++g) {
-      sizes.push_back(plan.group_size(g));
-      reduced.push_back(plan.group_reduced(g) ? 1 : 0);
-    }
+    ReductionPasses passes(plan);
+    ReductionPass pass;
     const T* src = input.data<T>();
     Tensor temp;
-    for (;;) {
-      int j = sizes.size() - 1;
-      while (j >= 0 && !reduced[j]) --j;
-      if (j < 0) break;
-      int64_t outer = 1, inner = 1;
-      for (int g = 0; g < j; ++g) outer *= sizes[g];
-      for (int g = j + 1; g < sizes.size(); ++g) inner *= sizes[g];
-      const int64_t folded = sizes[j];
-      // Drop group j; its kept neighbours become one group.
-      if (j + 1 < sizes.size() && j > 0) {
-        sizes[j - 1] *= sizes[j + 1];
-        sizes.erase(j + 1);
-        reduced.erase(j + 1);
-      }
-      sizes.erase(j);
-      reduced.erase(j);
-      bool last = true;
-      for (int g = 0; g < reduced.size(); ++g) last = last && !reduced[g];
+    while (passes.Next(&pass)) {
+      const int64_t outer = pass.outer, folded = pass.rows, inner = pass.inner;
+      const bool last = pass.last;
 
       T* pass_out = dst;
       if (!last) {

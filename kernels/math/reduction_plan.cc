@@ -57,4 +57,35 @@ bool ReductionPlan::reduces() const {
   return false;
 }
 
+ReductionPasses::ReductionPasses(const ReductionPlan& plan) {
+  for (int g = 0; g < plan.num_groups(); ++g) {
+    sizes_.push_back(plan.group_size(g));
+    reduced_.push_back(plan.group_reduced(g) ? 1 : 0);
+  }
+}
+
+bool ReductionPasses::Next(ReductionPass* pass) {
+  int j = sizes_.size() - 1;
+  while (j >= 0 && !reduced_[j]) --j;
+  if (j < 0) return false;
+  int64_t outer = 1, inner = 1;
+  for (int g = 0; g < j; ++g) outer *= sizes_[g];
+  for (int g = j + 1; g < sizes_.size(); ++g) inner *= sizes_[g];
+  pass->outer = outer;
+  pass->rows = sizes_[j];
+  pass->inner = inner;
+  // Drop group j; its kept neighbours become one group.
+  if (j + 1 < sizes_.size() && j > 0) {
+    sizes_[j - 1] *= sizes_[j + 1];
+    sizes_.erase(j + 1);
+    reduced_.erase(j + 1);
+  }
+  sizes_.erase(j);
+  reduced_.erase(j);
+  bool last = true;
+  for (int g = 0; g < reduced_.size(); ++g) last = last && !reduced_[g];
+  pass->last = last;
+  return true;
+}
+
 }  // namespace af

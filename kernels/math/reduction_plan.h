@@ -41,4 +41,25 @@ class ReductionPlan {
   bool first_reduced_ = false;
 };
 
+// One fold of a reduction: out[o, i] = fold over r of in[o, r, i] for an
+// [outer, rows, inner] source. `last` when no reduced group is left after it
+// (its result is the output).
+struct ReductionPass {
+  int64_t outer = 1, rows = 1, inner = 1;
+  bool last = true;
+};
+
+// The passes of a plan, one reduced group each, innermost first: every pass
+// drops its group and merges the kept neighbours, so each source is the
+// previous pass's result.
+class ReductionPasses {
+ public:
+  explicit ReductionPasses(const ReductionPlan& plan);
+  // The next pass; false when nothing is left to fold.
+  bool Next(ReductionPass* pass);
+
+ private:
+  DimVector sizes_, reduced_;
+};
+
 }  // namespace af

@@ -12,6 +12,7 @@
 #include "core/op_kernel.h"
 #include "kernels/random/distributions.h"
 #include "kernels/random/guarded_philox.h"
+#include "kernels/random/random_shape.h"
 
 namespace af {
 namespace {
@@ -19,27 +20,9 @@ namespace {
 using random::GuardedPhilox;
 using random::PhiloxStream;
 
-// The output shape from a 1-D int32/int64 "shape" input.
+// The output shape from the "shape" input `input`.
 Status ShapeFromInput(OpKernelContext* ctx, int input, TensorShape* out) {
-  const Tensor& t = ctx->input(input);
-  if (t.dims() != 1 || (t.dtype() != DT_INT32 && t.dtype() != DT_INT64))
-    return ctx->NodeError(errors::InvalidArgument("shape must be a vector of {int32,int64}, got ",
-                                                  DataTypeString(t.dtype()), " ",
-                                                  t.shape().DebugString()));
-  const int64_t rank = t.NumElements();
-  constexpr int64_t kMaxRank = 64;
-  if (rank > kMaxRank)
-    return ctx->NodeError(errors::InvalidArgument("shape has rank ", rank, " > ", kMaxRank));
-  Status s;
-  if (t.dtype() == DT_INT64) {
-    s = TensorShape::Build(t.data<int64_t>(), static_cast<int>(rank), out);
-  } else {
-    int64_t dims[kMaxRank];  // widened on the stack: no allocation per step
-    for (int64_t i = 0; i < rank; ++i) dims[i] = t.data<int32_t>()[i];
-    s = TensorShape::Build(dims, static_cast<int>(rank), out);
-  }
-  if (!s.ok()) return ctx->NodeError(errors::InvalidArgument("bad shape: ", s.message()));
-  return Status::OK();
+  return ctx->NodeError(random::ShapeFromTensor(ctx->input(input), out));
 }
 
 // Fills out[0, n) with groups of Dist::kGroupSize samples; group g reads

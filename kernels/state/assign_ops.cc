@@ -6,6 +6,7 @@
 
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
+#include "kernels/state/assign_plan.h"
 #include "kernels/state/ref_inputs.h"
 
 namespace af {
@@ -21,10 +22,9 @@ void CopyElements(const Tensor& from, Tensor* to) {
   }
 }
 
-// ref = value. An uninitialized variable takes the value (with its shape
-// when validate_shape is false). The variable never writes into a buffer
-// that someone else still holds (an earlier read, a fetched result): then
-// it gets a fresh buffer instead, which costs the same as the copy.
+// ref = value, as state::PlanAssign decides (kernels/state/assign_plan.h):
+// into the variable's own buffer, adopting the value's, or into a fresh
+// buffer when someone else still holds one (which costs the same as the copy).
 class AssignOp : public OpKernel {
  public:
   explicit AssignOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -38,15 +38,11 @@ class AssignOp : public OpKernel {
     const Tensor& rhs = ctx->input(1);
     {
       state::RefInputLocks lock(ctx, {0}, use_locking_);
-      const bool same_shape = lhs->shape() == rhs.shape();
-      OP_REQUIRES(ctx, !validate_shape_ || !lhs->IsInitialized() || same_shape,
-                  ctx->NodeError(errors::InvalidArgument(
-                      "Assign requires shapes of both tensors to match. lhs shape= ",
-                      lhs->shape().DebugString(), " rhs shape= ", rhs.shape().DebugString())));
-      if (lhs->IsInitialized() && same_shape && state::OwnsWholeBuffer(*lhs)) {
+      state::AssignHow how = state::AssignHow::kCopyToFresh;
+      OP_REQUIRES_OK(ctx, ctx->NodeError(state::PlanAssign(*lhs, rhs, validate_shape_, &how)));
+      if (how == state::AssignHow::kCopyInPlace) {
         CopyElements(rhs, lhs);
-      } else if (state::OwnsWholeBuffer(rhs)) {
-        // Nobody else can see the value's buffer: adopt it, no copy.
+      } else if (how == state::AssignHow::kAdopt) {
         *lhs = rhs;
       } else {
         Tensor fresh;

@@ -22,6 +22,7 @@
 #include "kernels/gpu/cuda/cuda_util.h"
 #include "kernels/gpu/gpu_kernel_registry.h"
 #include "kernels/random/guarded_philox.h"
+#include "kernels/random/random_shape.h"
 
 namespace af::gpu {
 namespace {
@@ -184,26 +185,6 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---------------------------------------------------------------------------
 
-// The output shape from the 1-D int32/int64 "shape" input (host memory).
-Status ShapeFromInput(OpKernelContext* ctx, int input, TensorShape* out) {
-  const Tensor& t = ctx->input(input);
-  if (t.dims() != 1 || (t.dtype() != DT_INT32 && t.dtype() != DT_INT64))
-    return ctx->NodeError(errors::InvalidArgument("shape must be a vector of {int32,int64}, got ",
-                                                  DataTypeString(t.dtype()), " ",
-                                                  t.shape().DebugString()));
-  const int64_t rank = t.NumElements();
-  constexpr int64_t kMaxRank = 64;
-  if (rank > kMaxRank)
-    return ctx->NodeError(errors::InvalidArgument("shape has rank ", rank, " > ", kMaxRank));
-  int64_t dims[kMaxRank];
-  for (int64_t i = 0; i < rank; ++i)
-    dims[i] = t.dtype() == DT_INT64 ? static_cast<const int64_t*>(t.raw_data())[i]
-                                    : static_cast<const int32_t*>(t.raw_data())[i];
-  Status s = TensorShape::Build(dims, static_cast<int>(rank), out);
-  if (!s.ok()) return ctx->NodeError(errors::InvalidArgument("bad shape: ", s.message()));
-  return Status::OK();
-}
-
 template <template <typename> class Dist>
 class CudaRandomOp : public OpKernel {
  public:
@@ -213,7 +194,7 @@ class CudaRandomOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     TensorShape shape;
-    OP_REQUIRES_OK(ctx, ShapeFromInput(ctx, 0, &shape));
+    OP_REQUIRES_OK(ctx, ctx->NodeError(random::ShapeFromTensor(ctx->input(0), &shape)));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
     const int64_t n = shape.num_elements();

@@ -379,34 +379,16 @@ template <typename T, typename R>
 Status RunReduction(const PassContext& pc, const ReductionPlan& plan, const T* input, T* out,
                     int64_t out_size) {
   using A = Acc<T>;
-  DimVector sizes, reduced;
-  for (int g = 0; g < plan.num_groups(); ++g) {
-    sizes.push_back(plan.group_size(g));
-    reduced.push_back(plan.group_reduced(g) ? 1 : 0);
-  }
   const A divisor = R::kMean ? static_cast<A>(plan.reduced_count()) : A(0);
   const T* src_t = input;     // the source while it is still the input
   const A* src_a = nullptr;   // the source once it is a temporary
   Tensor temps[2];
   int next_temp = 0;
-  for (;;) {
-    int j = sizes.size() - 1;
-    while (j >= 0 && !reduced[j]) --j;
-    if (j < 0) break;
-    int64_t outer = 1, inner = 1;
-    for (int g = 0; g < j; ++g) outer *= sizes[g];
-    for (int g = j + 1; g < sizes.size(); ++g) inner *= sizes[g];
-    const int64_t rows = sizes[j];
-    if (j + 1 < sizes.size() && j > 0) {
-      sizes[j - 1] *= sizes[j + 1];
-      sizes.erase(j + 1);
-      reduced.erase(j + 1);
-    }
-    sizes.erase(j);
-    reduced.erase(j);
-    bool last = true;
-    for (int g = 0; g < reduced.size(); ++g) last = last && !reduced[g];
-    if (last) {
+  ReductionPasses passes(plan);
+  ReductionPass pass;
+  while (passes.Next(&pass)) {
+    const int64_t outer = pass.outer, rows = pass.rows, inner = pass.inner;
+    if (pass.last) {
       if (outer * inner != out_size)
         return errors::Internal("reduction plan mismatch: ", outer * inner, " vs ", out_size);
       return src_a ? Fold<A, T, A, R>(pc, src_a, outer, rows, inner, out, divisor)
