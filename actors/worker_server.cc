@@ -83,9 +83,7 @@ Status WorkerServer::Start(const WorkerServerOptions& options,
   for (int i = 0; i < options.num_cpu_devices; ++i) {
     impl->device_names.push_back(CanonicalDeviceName(options.job, 0, options.task, "CPU", i));
   }
-  const int gpus = options.num_gpu_devices < 0
-                       ? gpu::ProcessGpuCount()
-                       : std::min(options.num_gpu_devices, gpu::ProcessGpuCount());
+  const int gpus = gpu::ProcessGpusToUse(options.num_gpu_devices);
   for (int i = 0; i < gpus; ++i) {
     impl->device_names.push_back(CanonicalDeviceName(options.job, 0, options.task, "GPU", i));
   }

@@ -86,10 +86,12 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
     threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / num_devices);
   }
   auto names = std::make_shared<LocalDeviceNames>();
-  for (int i = 0; i < num_devices; ++i) {
+  auto add_device = [&](const DeviceType& type, int index, int num_threads) {
     DeviceActorOptions device;
-    device.name = CanonicalDeviceName(options.job, options.replica, options.task, "CPU", i);
-    device.num_threads = threads;
+    device.name = CanonicalDeviceName(options.job, options.replica, options.task, type, index);
+    device.type = type;
+    if (type == DEVICE_GPU) device.gpu_ordinal = index;
+    device.num_threads = num_threads;
     device.incarnation = st.incarnation;
     device.local_partitions = options.local_partitions;
     st.devices.push_back(
@@ -97,25 +99,11 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
     st.device_actors.push_back(SpawnDeviceActor(self, device));
     st.container_actors.push_back(SpawnContainerActor(self, device.name));
     names->push_back(device.name);
-  }
-  const int process_gpus = gpu::ProcessGpuCount();
-  const int num_gpus = options.num_gpu_devices < 0 ? process_gpus
-                                                   : std::min(options.num_gpu_devices, process_gpus);
-  for (int i = 0; i < num_gpus; ++i) {
-    DeviceActorOptions device;
-    device.name = CanonicalDeviceName(options.job, options.replica, options.task, "GPU", i);
-    device.type = DEVICE_GPU;
-    device.gpu_ordinal = i;
-    // The pool runs host-side kernels only; the GPU's streams do the work.
-    device.num_threads = 2;
-    device.incarnation = st.incarnation;
-    device.local_partitions = options.local_partitions;
-    st.devices.push_back(
-        wire::DeviceInfo{device.name, device.type, device.incarnation, data_address});
-    st.device_actors.push_back(SpawnDeviceActor(self, device));
-    st.container_actors.push_back(SpawnContainerActor(self, device.name));
-    names->push_back(device.name);
-  }
+  };
+  for (int i = 0; i < num_devices; ++i) add_device(DEVICE_CPU, i, threads);
+  // A GPU's pool runs host-side kernels only; its streams do the work.
+  const int num_gpus = gpu::ProcessGpusToUse(options.num_gpu_devices);
+  for (int i = 0; i < num_gpus; ++i) add_device(DEVICE_GPU, i, 2);
   st.local_names = std::move(names);
   if (options.local_partitions) options.local_partitions->set_local_devices(st.local_names);
   self->set_down_handler([=](caf::down_msg& down) {

@@ -155,6 +155,11 @@ int ProcessGpuCount() {
   return backend == nullptr ? 0 : backend->DeviceCount();
 }
 
+int ProcessGpusToUse(int requested) {
+  const int present = ProcessGpuCount();
+  return requested < 0 ? present : std::min(requested, present);
+}
+
 Status GetProcessGpuContext(int ordinal, GpuDeviceContext** out) {
   static std::mutex mu;  // guards contexts
   static auto* contexts = new std::map<std::pair<Backend*, int>, std::unique_ptr<GpuDeviceContext>>();

@@ -88,6 +88,8 @@ class GpuDeviceContext {
 // process's life (every session and worker of the process shares a GPU's
 // memory and streams, as they share its hardware).
 int ProcessGpuCount();
+// How many of them a worker takes when asked for `requested` (-1: all).
+int ProcessGpusToUse(int requested);
 Status GetProcessGpuContext(int ordinal, GpuDeviceContext** out);
 
 // Whether a tensor of `dtype` on a GPU device lives in host memory: int32,
