@@ -1,7 +1,8 @@
 // The element-wise, reduction, loss, optimizer, data-movement and random ops
 // that GPU devices run, with the types their CUDA kernels support
-// (kernels/gpu/cuda/cwise_ops.cu, bias_ops.cu, reduction_ops.cu,
-// xent_ops.cu, training_ops.cu, array_ops.cu, random_ops.cu). Plain C++,
+// (kernels/gpu/cuda/cwise_*_ops.cu, bias_ops.cu, reduction_ops.cu,
+// xent_ops.cu, training_ops.cu, fill_transpose_ops.cu,
+// concat_slice_pad_ops.cu, random_ops.cu). Plain C++,
 // compiled with or without the CUDA toolkit, so that placement sees the
 // same GPU ops either way. Integer versions of some of these ops (shape
 // arithmetic) are host kernels: kernels/gpu/gpu_host_ops.cc.

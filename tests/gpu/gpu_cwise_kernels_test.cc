@@ -1,4 +1,4 @@
-// The CUDA element-wise kernels (kernels/gpu/cuda/cwise_ops.cu) against
+// The CUDA element-wise kernels (kernels/gpu/cuda/cwise_*_ops.cu) against
 // the CPU kernels on random data: broadcasting over several ranks, the
 // special values the CPU kernels define, gradients, AddN, casts among the
 // device types, and cases past a million elements (grid-stride loops).

@@ -1,7 +1,8 @@
 // The CUDA optimizer, data-movement and random kernels (training_ops.cu,
-// array_ops.cu, random_ops.cu) against the CPU kernels: every Apply* op
-// through its reference inputs, Fill/Transpose/Concat/Slice/Pad/Tile/
-// BroadcastTo, and the random ops by their statistics.
+// fill_transpose_ops.cu, concat_slice_pad_ops.cu, random_ops.cu) against
+// the CPU kernels: every Apply* op through its reference inputs,
+// Fill/Transpose/Concat/Slice/Pad/Tile/BroadcastTo, and the random ops by
+// their statistics.
 #include <boost/test/unit_test.hpp>
 
 #include "tests/gpu/gpu_math_test_util.h"
