@@ -7,6 +7,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/io/middleman.hpp>
+#include <caf/openssl/manager.hpp>
 #include <caf/uniform_type_info_map.hpp>
 
 #include "actors/embedding.h"
@@ -20,6 +21,9 @@ class RuntimeConfig : public caf::actor_system_config {
  public:
   RuntimeConfig() {
     load<caf::io::middleman>();
+    // Connections of a cluster with a secret run over mutual TLS
+    // (actors/cluster_tls.h).
+    load<caf::openssl::manager>();
     // What an embedding application's config gets too: message types, the
     // error category (refusals render as "UNAUTHENTICATED: ..."), no
     // automatic connections.

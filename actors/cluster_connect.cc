@@ -55,7 +55,8 @@ Status ConnectToTasks(caf::actor_system& system, const std::vector<RemoteTask>& 
       const std::string who = TaskLabel(tasks[i]) + " at " + tasks[i].address;
       worker_actor remote;
       Status admitted =
-          ConnectToWorker(system, pending[i].host, pending[i].port, deadline, who, &remote);
+          ConnectToWorker(system, pending[i].host, pending[i].port, deadline, who, &remote,
+                          cluster_secret);
       if (admitted.ok()) admitted = Authenticate(system, remote, cluster_secret, deadline, who);
       if (admitted.ok()) {
         (*out)[i] = std::move(remote);

@@ -12,6 +12,7 @@
 #include <caf/scoped_actor.hpp>
 #include <caf/sec.hpp>
 
+#include "actors/cluster_tls.h"
 #include "actors/peer_auth.h"
 
 namespace af::actors {
@@ -79,7 +80,10 @@ Status VersionRequestFailed(caf::actor_system& system, const caf::error& err,
 }
 
 Status ConnectToWorker(caf::actor_system& system, const std::string& host, uint16_t port,
-                       Clock::time_point deadline, const std::string& who, worker_actor* out) {
+                       Clock::time_point deadline, const std::string& who, worker_actor* out,
+                       const std::string& secret) {
+  caf::io::middleman_actor connector;
+  AF_RETURN_IF_ERROR(ConnectionManagerFor(system, secret, &connector));
   caf::scoped_actor self{system};
   Status result;
   caf::strong_actor_ptr found;
@@ -87,14 +91,14 @@ Status ConnectToWorker(caf::actor_system& system, const std::string& host, uint1
   // The middleman's connect, not remote_actor<worker_actor>: that one
   // compares interfaces first, and a peer of another version would fail
   // there with no word on why.
-  self->request(system.middleman().actor_handle(), TimeLeft(deadline), caf::connect_atom::value,
-                host, port)
+  self->request(connector, TimeLeft(deadline), caf::connect_atom::value, host, port)
       .receive(
           [&](const caf::node_id&, caf::strong_actor_ptr& ptr, std::set<std::string>& types) {
             found = std::move(ptr);
             interface = std::move(types);
           },
-          [&](caf::error& err) { result = errors::Unavailable(system.render(err)); });
+          [&](caf::error& err) { result = ConnectFailed(system, err, who, host + ":" + std::to_string(port),
+                                                        !secret.empty()); });
   AF_RETURN_IF_ERROR(result);
   if (!found) return errors::Unavailable(who, " publishes no actor");
   const caf::actor peer = caf::actor_cast<caf::actor>(found);

@@ -55,7 +55,7 @@ Status VersionRequestFailed(caf::actor_system& system, const caf::error& err,
 // protocol, or publishes another interface under the same one.
 Status ConnectToWorker(caf::actor_system& system, const std::string& host, uint16_t port,
                        std::chrono::steady_clock::time_point deadline, const std::string& who,
-                       worker_actor* out);
+                       worker_actor* out, const std::string& secret = "");
 
 // The exchange from an event-based actor (a master reconnecting to a
 // restarted task, a server dialing a session's peer): never blocks;

@@ -37,11 +37,12 @@ ProbeAnswer Ask(caf::scoped_actor& self, const worker_actor& worker, std::string
 Status Obeyed() { return Status::OK(); }
 
 Status Connect(caf::actor_system& system, const std::string& host, uint16_t port,
-               worker_actor* worker) {
+               worker_actor* worker, const std::string& secret = "") {
   // With the version exchange: the probe tests the guards behind it.
   return ConnectToWorker(system, host, port,
                          std::chrono::steady_clock::now() + kAnswerTimeout,
-                         "probe: the server at " + host + ":" + std::to_string(port), worker);
+                         "probe: the server at " + host + ":" + std::to_string(port), worker,
+                         secret);
 }
 
 // The session requests a master sends, each naming `incarnation`.
@@ -64,10 +65,10 @@ void AskSessionRequests(caf::scoped_actor& self, const worker_actor& worker,
 }  // namespace
 
 Status ProbeWithoutHandshake(const std::string& host, uint16_t port,
-                             std::vector<ProbeAnswer>* answers) {
+                             std::vector<ProbeAnswer>* answers, const std::string& secret) {
   auto system = AcquireActorSystem();
   worker_actor worker;
-  AF_RETURN_IF_ERROR(Connect(*system, host, port, &worker));
+  AF_RETURN_IF_ERROR(Connect(*system, host, port, &worker, secret));
   caf::scoped_actor self{*system};
   // Pushes first: they have no answer, and the server logs only the first
   // refusal of a node.

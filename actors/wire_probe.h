@@ -20,8 +20,11 @@ struct ProbeAnswer {
 // Sends a TensorPush (with this process's node as sender, then
 // anonymously: neither has an answer), then each request, waiting for its
 // answer. Fails only if the server cannot be reached.
+// `secret`: connect over the cluster's TLS (a member that skips the
+// handshake); empty: plain CAF, which a server with a secret refuses before
+// any request (UNAUTHENTICATED).
 Status ProbeWithoutHandshake(const std::string& host, uint16_t port,
-                             std::vector<ProbeAnswer>* answers);
+                             std::vector<ProbeAnswer>* answers, const std::string& secret = "");
 
 // Sends OpenSession, RegisterGraph and RunGraph meant for `incarnation`
 // (a process that served at host:port before a restart), as a master that

@@ -7,6 +7,7 @@
 #include <caf/send.hpp>
 
 #include "actors/actor_system_holder.h"
+#include "actors/cluster_tls.h"
 #include "actors/master/master_service.h"
 #include "actors/peer_auth.h"
 #include "actors/queue/queue_factory.h"
@@ -69,9 +70,11 @@ Status WorkerServer::Start(const WorkerServerOptions& options,
   worker.stall_warning_after = std::chrono::milliseconds(options.stall_warning_ms);
   worker.cluster_secret = options.cluster_secret;
   worker.faults = std::move(faults);
+  worker.max_step = std::chrono::milliseconds(static_cast<int64_t>(options.max_step_secs * 1000));
   actors::MasterServiceOptions service;
   service.cluster_tasks = options.cluster_tasks;
   service.cluster_secret = options.cluster_secret;
+  service.max_call = worker.max_step;
   worker.make_master_service = [service](caf::actor_system& system, actors::worker_actor self) {
     return actors::SpawnMasterService(system, std::move(self), service);
   };
@@ -87,15 +90,13 @@ Status WorkerServer::Start(const WorkerServerOptions& options,
   for (int i = 0; i < gpus; ++i) {
     impl->device_names.push_back(CanonicalDeviceName(options.job, 0, options.task, "GPU", i));
   }
-  auto port = impl->system->middleman().publish(impl->worker, options.port,
-                                                options.host.c_str(), /*reuse_addr=*/true);
-  if (!port) {
-    Status s = errors::Unavailable("server: cannot listen on ", options.host, ":", options.port,
-                                   ": ", impl->system->render(port.error()));
+  Status published = actors::PublishWorker(*impl->system, impl->worker,
+                                           options.host, options.port, options.cluster_secret,
+                                           &impl->port);
+  if (!published.ok()) {
     impl->Stop();
-    return s;
+    return published;
   }
-  impl->port = *port;
   out->reset(new WorkerServer(std::move(impl)));
   return Status::OK();
 }

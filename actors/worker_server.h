@@ -36,6 +36,10 @@ struct WorkerServerOptions {
   // fault_spec.h): `actorflow server --faults SPEC`; empty: the spec in
   // $ACTORFLOW_FAULTS, if any. A malformed spec fails Start.
   std::string faults;
+  // The longest a step may run on this server, and the longest deadline a
+  // client of its master service may ask for (0: no limit): `actorflow
+  // server --max-step-secs S`. A step past it is cancelled between nodes.
+  double max_step_secs = 0;
 };
 
 class WorkerServer {

@@ -4,9 +4,12 @@ find_package(Threads REQUIRED)
 find_path(CAF_INCLUDE_DIR caf/all.hpp)
 find_library(CAF_CORE_LIBRARY caf_core)
 find_library(CAF_IO_LIBRARY caf_io)
+# libcaf_openssl: mutual TLS for clusters with a secret (actors/cluster_tls.h).
+find_library(CAF_OPENSSL_LIBRARY caf_openssl)
 
 include(FindPackageHandleStandardArgs)
-find_package_handle_standard_args(CAF REQUIRED_VARS CAF_INCLUDE_DIR CAF_CORE_LIBRARY CAF_IO_LIBRARY)
+find_package_handle_standard_args(CAF REQUIRED_VARS CAF_INCLUDE_DIR CAF_CORE_LIBRARY CAF_IO_LIBRARY
+  CAF_OPENSSL_LIBRARY)
 
 if(CAF_FOUND AND NOT TARGET caf::core)
   add_library(caf::core UNKNOWN IMPORTED)
@@ -18,4 +21,8 @@ if(CAF_FOUND AND NOT TARGET caf::core)
   set_target_properties(caf::io PROPERTIES
     IMPORTED_LOCATION "${CAF_IO_LIBRARY}"
     INTERFACE_LINK_LIBRARIES caf::core)
+  add_library(caf::openssl UNKNOWN IMPORTED)
+  set_target_properties(caf::openssl PROPERTIES
+    IMPORTED_LOCATION "${CAF_OPENSSL_LIBRARY}"
+    INTERFACE_LINK_LIBRARIES caf::io)
 endif()

@@ -23,6 +23,7 @@ void CancellationManager::StartCancel() {
     std::lock_guard<std::mutex> lock(mu_);
     if (cancelled_) return;
     cancelled_ = true;
+    cancel_requested_.store(true, std::memory_order_relaxed);
     to_run.swap(callbacks_);
   }
   // Outside the lock: callbacks may complete kernels that touch this manager.

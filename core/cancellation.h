@@ -2,6 +2,7 @@
 // be woken when the step is aborted.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <mutex>
 #include <unordered_map>
@@ -22,10 +23,14 @@ class CancellationManager {
   // Runs every registered callback once; later registrations fail.
   void StartCancel();
   bool IsCancelled() const;
+  // The same without the lock, for the executor's check between nodes: a
+  // relaxed load, so a cancel is seen within a node or two.
+  bool CancelRequested() const { return cancel_requested_.load(std::memory_order_relaxed); }
 
  private:
   mutable std::mutex mu_;
   bool cancelled_ = false;
+  std::atomic<bool> cancel_requested_{false};
   Token next_token_ = 0;
   std::unordered_map<Token, Callback> callbacks_;
 };

@@ -4,6 +4,7 @@
 
 #include "core/checkpoint_format.h"
 #include "core/checkpoint_writer.h"
+#include "core/file_access_policy.h"
 
 namespace af {
 namespace {
@@ -66,6 +67,7 @@ Status WriteShardIndex(const std::string& prefix, int num_shards) {
 }
 
 Status CheckpointSet::Open(const std::string& prefix, std::unique_ptr<CheckpointSet>* out) {
+  AF_RETURN_IF_ERROR(CheckFileAccess(prefix));
   auto set = std::make_unique<CheckpointSet>();
   std::string file;
   AF_RETURN_IF_ERROR(ResolveCheckpointFile(prefix, &file));

@@ -76,6 +76,11 @@ void ExecutorState::Start() {
   RunQueue(&cheap);
 }
 
+// Nodes one RunQueue call runs before it hands the rest to the pool: a
+// fraction of a millisecond of cheap nodes, far above any step that is
+// not a loop.
+constexpr size_t kInlineNodeBudget = 4096;
+
 void ExecutorState::FillParams(const TaggedNode& node, TensorValue* inputs,
                                TensorValue* outputs, OpKernelContext::Params* params) {
   params->step_id = args_.step_id;
@@ -98,12 +103,37 @@ void ExecutorState::RunQueue(ReadyQueue* inline_ready) {
   std::vector<TensorValue> outputs;
   size_t head = 0;
   while (head < inline_ready->size()) {
+    // A long chain of cheap nodes (a while loop) would hold the calling
+    // thread, often one of the actor system's few, for as long as it runs:
+    // no message (an abort, a heartbeat, a stop) could reach this server.
+    // Past a budget the rest continues on the device's pool, in a fresh
+    // queue (this one only grows while the loop runs).
+    if (head >= kInlineNodeBudget && pool_ != nullptr) {
+      ReadyQueue rest(inline_ready->begin() + static_cast<std::ptrdiff_t>(head),
+                      inline_ready->end());
+      ExecutorState* self = this;
+      // The rest's nodes are outstanding: the step cannot finish (and
+      // delete this state) before they run.
+      pool_->Schedule([self, rest = std::move(rest)]() mutable { self->RunQueue(&rest); });
+      return;
+    }
     const TaggedNode node = (*inline_ready)[head++];
     const NodeItem& item = *node.item;
     ready.clear();
 
     if (aborted_.load(std::memory_order_relaxed)) {
       if (NodeDone(Status::OK(), &ready, inline_ready, head == inline_ready->size())) return;
+      continue;
+    }
+    // A step past its deadline, whose client left or whose server stops is
+    // cancelled: a runaway loop ends at its next node instead of running
+    // on (the step's own status names why).
+    if (args_.cancellation_manager != nullptr &&
+        args_.cancellation_manager->CancelRequested()) {
+      const Status cancelled = errors::Cancelled("step ", args_.step_id,
+                                                 " was cancelled before node '",
+                                                 item.node->name(), "' ran");
+      if (NodeDone(cancelled, &ready, inline_ready, head == inline_ready->size())) return;
       continue;
     }
 

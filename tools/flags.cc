@@ -39,4 +39,13 @@ bool ParseInt(std::string_view text, int min, int max, int* out) {
   return true;
 }
 
+bool ParseDouble(std::string_view text, double min, double max, double* out) {
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !(value >= min && value <= max))
+    return false;
+  *out = value;
+  return true;
+}
+
 }  // namespace af::tools

@@ -21,5 +21,7 @@ Status ParseFlags(const Args& args, const std::vector<std::string_view>& switche
                   std::vector<Flag>* out);
 // Whole-string integer within [min, max].
 bool ParseInt(std::string_view text, int min, int max, int* out);
+// A finite decimal number in [min, max] ("2.5"); false otherwise.
+bool ParseDouble(std::string_view text, double min, double max, double* out);
 
 }  // namespace af::tools

@@ -6,12 +6,15 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 
 #include "actors/wire_version.h"
 #include "actors/worker_server.h"
 #include "core/cluster_secret.h"
 #include "core/cluster_spec.h"
+#include "core/file_access_policy.h"
+#include "core/server_limits.h"
 #include "core/net/transfer_counters.h"
 #include "tools/flags.h"
 #include "tools/subcommands.h"
@@ -45,6 +48,13 @@ constexpr std::string_view kUsage =
     "  --secret-file PATH  the cluster secret (default: the file ACTORFLOW_SECRET_FILE\n"
     "                      names); only processes proving it may use this server.\n"
     "                      Without one the server listens on loopback addresses only\n"
+    "  --allowed-dirs D1:D2  directories whose files graphs may read and write (Save,\n"
+    "                      Restore, ReadFile, readers); `any` for no limit (default: the\n"
+    "                      working directory and the temporary directory)\n"
+    "  --max-graph-bytes B, --max-graph-nodes N  refuse larger graphs (default 1 GiB, 4194304)\n"
+    "  --max-sessions-per-client N  sessions one client process may hold open (default 64)\n"
+    "  --max-step-secs S   cancel a step that runs longer than S seconds, and cap the\n"
+    "                      deadline clients of this server's master may ask (default: none)\n"
     "  --faults SPEC       inject stragglers and message faults into this task, e.g.\n"
     "                      \"compute=exp:20ms;transport=const:1ms;drop=0.01;dup=0.001;seed=7\"\n"
     "                      (default: the spec in ACTORFLOW_FAULTS, whose task=/job:J/task:T\n"
@@ -57,6 +67,9 @@ struct ServerFlags {
   bool exit_with_parent = false;
   std::string cluster;      // --cluster, or TF_CONFIG's
   std::string secret_file;  // --secret-file (empty: ACTORFLOW_SECRET_FILE's)
+  std::vector<std::string> allowed_dirs;  // --allowed-dirs (empty after "any": anywhere)
+  bool allowed_dirs_given = false;
+  ServerLimits limits;
   bool job_given = false, task_given = false, address_given = false;
 };
 
@@ -136,6 +149,28 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
     } else if (f.name == "--stall-warning-ms") {
       ok = ParseInt(f.value, 0, 1 << 30, &number);
       flags->options.stall_warning_ms = number;
+    } else if (f.name == "--allowed-dirs" || f.name == "--allowed_dirs") {
+      ok = !f.value.empty();
+      flags->allowed_dirs_given = true;
+      flags->allowed_dirs.clear();
+      if (f.value != "any") {
+        size_t start = 0;
+        while (start <= f.value.size()) {
+          const size_t colon = std::min(f.value.find(':', start), f.value.size());
+          if (colon > start) flags->allowed_dirs.push_back(f.value.substr(start, colon - start));
+          start = colon + 1;
+        }
+        ok = ok && !flags->allowed_dirs.empty();
+      }
+    } else if (f.name == "--max-graph-bytes" || f.name == "--max-graph-nodes" ||
+               f.name == "--max-sessions-per-client") {
+      ok = ParseInt(f.value, 1, std::numeric_limits<int>::max(), &number);
+      int64_t& limit = f.name == "--max-graph-bytes"   ? flags->limits.max_graph_bytes
+                       : f.name == "--max-graph-nodes" ? flags->limits.max_graph_nodes
+                                                       : flags->limits.max_sessions_per_client;
+      limit = number;
+    } else if (f.name == "--max-step-secs" || f.name == "--max_step_secs") {
+      ok = ParseDouble(f.value, 0, 1e7, &flags->options.max_step_secs);
     } else if (f.name == "--faults") {
       ok = !f.value.empty();
       flags->options.faults = f.value;
@@ -172,7 +207,11 @@ int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
     if (getppid() != parent) return kExitError;  // the parent is already gone
   }
   std::unique_ptr<WorkerServer> server;
-  Status s = LoadClusterSecret(flags.secret_file, &flags.options.cluster_secret);
+  // Graphs from other processes touch files only here (docs/security.md).
+  Status s = SetAllowedDirectories(flags.allowed_dirs_given ? flags.allowed_dirs
+                                                            : DefaultServerDirectories());
+  SetServerLimits(flags.limits);
+  if (s.ok()) s = LoadClusterSecret(flags.secret_file, &flags.options.cluster_secret);
   if (s.ok()) s = WorkerServer::Start(flags.options, &server);
   if (!s.ok()) {
     err << "actorflow server: " << s << "\n";
@@ -194,6 +233,10 @@ int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
   } else {
     out << " (cluster secret required)";
   }
+  out << "\n";
+  const std::vector<std::string> allowed = AllowedDirectories();
+  out << "  graphs may use files " << (allowed.empty() ? "anywhere (--allowed-dirs any)" : "under");
+  for (const std::string& dir : allowed) out << " " << dir;
   out << "\n";
   for (const std::string& device : server->device_names()) out << "  device " << device << "\n";
   out.flush();

@@ -1,6 +1,7 @@
 #include "actors/master/master_service.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <unordered_map>
@@ -16,6 +17,7 @@
 #include "actors/cluster_connect.h"
 #include "actors/master/master_actor.h"
 #include "actors/peer_auth.h"
+#include "core/server_limits.h"
 
 namespace af::actors {
 namespace {
@@ -29,8 +31,14 @@ constexpr auto kFallbackTimeout = std::chrono::seconds(60);
 // deadline, which the master enforces itself.
 constexpr auto kReplyGrace = std::chrono::milliseconds(500);
 
+// The server's cap on what a client may ask (MasterServiceOptions::
+// max_call; 0: none). One master service per process.
+std::atomic<int64_t> g_max_call_ms{0};
+
 Clock::time_point DeadlineIn(int64_t timeout_ms) {
-  if (timeout_ms <= 0) return Clock::now() + kFallbackTimeout;
+  if (timeout_ms <= 0) timeout_ms = std::chrono::milliseconds(kFallbackTimeout).count();
+  const int64_t cap = g_max_call_ms.load(std::memory_order_relaxed);
+  if (cap > 0) timeout_ms = std::min(timeout_ms, cap);
   return Clock::now() + std::chrono::milliseconds(timeout_ms);
 }
 
@@ -106,10 +114,20 @@ master_session_actor::behavior_type MasterSessionBehavior(SessionPointer self,
       [=](extend_atom, std::string& graph_bytes, int64_t timeout_ms)
           -> caf::result<wire::WireStatus> {
         if (Status s = CheckPeer(self, "Extend"); !s.ok()) return wire::ToWire(s);
+        // The size before parsing it, the nodes after.
+        if (Status s = CheckGraphLimits("Extend", static_cast<int64_t>(graph_bytes.size()), -1);
+            !s.ok()) {
+          return wire::ToWire(s);
+        }
         auto call = std::make_shared<ExtendCall>();
         if (!call->graph.ParseFromString(graph_bytes)) {
           return wire::ToWire(
               errors::InvalidArgument("Extend: the GraphDef sent by the client does not parse"));
+        }
+        if (Status s = CheckGraphLimits("Extend", static_cast<int64_t>(graph_bytes.size()),
+                                        call->graph.node_size());
+            !s.ok()) {
+          return wire::ToWire(s);
         }
         call->deadline = DeadlineIn(timeout_ms);
         auto promise = self->make_response_promise<wire::WireStatus>();
@@ -232,6 +250,10 @@ struct MasterServiceState {
   MasterServiceOptions options;
   std::unordered_map<uint64_t, PendingOpen> opening;
   uint64_t next_open = 1;
+  // Sessions opening or open per client node (--max-sessions-per-client),
+  // and the node of each open session, to count it down when it ends.
+  std::unordered_map<caf::node_id, int64_t> sessions_per_node;
+  std::unordered_map<caf::actor_addr, caf::node_id> session_nodes;
   static inline const char* name = "af.master_service";
 };
 using ServicePointer = master_service_actor::stateful_pointer<MasterServiceState>;
@@ -295,11 +317,22 @@ std::vector<RemoteTask> SessionTasks(const wire::MasterSessionRequest& req,
   return tasks;
 }
 
+void CountSessionDown(MasterServiceState& st, const caf::node_id& node) {
+  auto it = st.sessions_per_node.find(node);
+  if (it != st.sessions_per_node.end() && --it->second <= 0) st.sessions_per_node.erase(it);
+}
+
 master_service_actor::behavior_type MasterServiceBehavior(ServicePointer self,
                                                           worker_actor local_worker,
                                                           MasterServiceOptions options) {
   self->state.local_worker = std::move(local_worker);
   self->state.options = std::move(options);
+  self->set_down_handler([=](caf::down_msg& down) {
+    auto it = self->state.session_nodes.find(down.source);
+    if (it == self->state.session_nodes.end()) return;
+    CountSessionDown(self->state, it->second);
+    self->state.session_nodes.erase(it);
+  });
   return {
       [=](open_master_atom, wire::MasterSessionRequest& req)
           -> caf::result<wire::WireStatus, caf::actor, std::vector<wire::DeviceInfo>> {
@@ -321,6 +354,15 @@ master_service_actor::behavior_type MasterServiceBehavior(ServicePointer self,
                   caf::actor{}, std::vector<wire::DeviceInfo>{}};
         }
         MasterServiceState& st = self->state;
+        int64_t& held = st.sessions_per_node[client.node()];
+        const int64_t limit = GetServerLimits().max_sessions_per_client;
+        if (held >= limit) {
+          return {wire::ToWire(errors::ResourceExhausted(
+                      "Session: node ", caf::to_string(client.node()), " already holds ", held,
+                      " sessions on this server, its limit (--max-sessions-per-client)")),
+                  caf::actor{}, std::vector<wire::DeviceInfo>{}};
+        }
+        ++held;
         const uint64_t id = st.next_open++;
         OpenPromise promise =
             self->make_response_promise<wire::WireStatus, caf::actor, std::vector<wire::DeviceInfo>>();
@@ -346,13 +388,17 @@ master_service_actor::behavior_type MasterServiceBehavior(ServicePointer self,
         if (!local || it == self->state.opening.end()) return;
         PendingOpen pending = std::move(it->second);
         self->state.opening.erase(it);
+        const caf::node_id client_node = pending.client.node();
         if (status.code != 0 || !master) {
+          CountSessionDown(self->state, client_node);
           pending.promise.deliver(std::move(status), caf::actor{}, std::move(devices));
           return;
         }
         auto session = self->system().spawn(MasterSessionBehavior,
                                             caf::actor_cast<master_actor>(master),
                                             std::move(pending.client));
+        self->monitor(session);
+        self->state.session_nodes.emplace(session.address(), client_node);
         pending.promise.deliver(std::move(status), caf::actor_cast<caf::actor>(session),
                                 std::move(devices));
       },
@@ -368,6 +414,7 @@ master_session_actor SpawnMasterSession(caf::actor_system& system, master_actor 
 
 master_service_actor SpawnMasterService(caf::actor_system& system, worker_actor local_worker,
                                         MasterServiceOptions options) {
+  g_max_call_ms.store(options.max_call.count(), std::memory_order_relaxed);
   return system.spawn(MasterServiceBehavior, std::move(local_worker), std::move(options));
 }
 

@@ -21,6 +21,8 @@ struct MasterServiceOptions {
   std::vector<RemoteTask> cluster_tasks;
   // The server's cluster secret, proven to those tasks (empty: none).
   std::string cluster_secret;
+  // The longest deadline a client may ask for a call (0: no limit).
+  std::chrono::milliseconds max_call{0};
 };
 
 // The by-value face of `master` (the protocol of master_session_actor in

@@ -14,6 +14,7 @@
 #include <caf/io/middleman.hpp>
 #include <caf/io/middleman_actor.hpp>
 
+#include "actors/cluster_tls.h"
 #include "actors/master/master_state.h"
 #include "actors/peer_auth.h"
 #include "actors/wire_handshake.h"
@@ -117,8 +118,12 @@ void TryRejoin(MasterPointer self, int index) {
   auto give_up = [=](caf::error&) { self->state.workers[index].rejoining = false; };
   // The middleman's asynchronous connect: a scheduler thread never blocks
   // on a task that is still down.
-  self->request(self->system().middleman().actor_handle(), timeout, caf::connect_atom::value,
-                host, port)
+  caf::io::middleman_actor connector;
+  if (!ConnectionManagerFor(self->system(), st.cluster_secret, &connector).ok()) {
+    record.rejoining = false;
+    return;
+  }
+  self->request(connector, timeout, caf::connect_atom::value, host, port)
       .then(
           [=](const caf::node_id&, caf::strong_actor_ptr& found,
               const std::set<std::string>& interface) {

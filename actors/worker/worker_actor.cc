@@ -67,6 +67,7 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
   st.stall_log = options.stall_log;
   SetStallReporting(StallReporting{options.stall_warning_after, options.stall_log});
   st.cluster_secret = options.cluster_secret;
+  st.max_step = options.max_step;
   std::string data_address;
   if (options.data_plane) {
     st.data_plane = options.data_plane;
@@ -118,6 +119,17 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
     // again. (CAF 0.17 reports no node loss otherwise: a node that never
     // opened a session stays admitted, in a bounded table.)
     if (down.reason == caf::exit_reason::remote_link_unreachable) ForgetNode(down.source.node());
+  });
+  // A stopping server (SIGTERM) cancels its running steps, which end at
+  // their next node instead of keeping the process alive.
+  self->set_exit_handler([=](caf::exit_msg& exit) {
+    if (!exit.reason) return;
+    HandlerScope scope(self);
+    const Status why = errors::Cancelled("the server ", self->state.task_name, " is stopping");
+    for (auto& [id, step] : self->state.steps) {
+      if (step.context) step.context->Abort(why);
+    }
+    self->quit(exit.reason);
   });
   self->delayed_send(self, kSweepPeriod, sweep_atom::value);
   if (options.make_master_service) {

@@ -60,6 +60,9 @@ struct WorkerOptions {
   // stops, to `fault_log` (null: stderr). Null: none.
   std::shared_ptr<faults::FaultInjector> faults;
   std::function<void(const std::string&)> fault_log;
+  // A step running longer is aborted (DEADLINE_EXCEEDED naming the limit);
+  // zero: no limit.
+  std::chrono::milliseconds max_step{0};
 };
 
 worker_actor SpawnWorkerActor(caf::actor_system& system, const WorkerOptions& options);

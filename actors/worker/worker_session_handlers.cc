@@ -18,9 +18,11 @@
 #include <caf/io/middleman_actor.hpp>
 
 #include "actors/any_thread_send.h"
+#include "actors/cluster_tls.h"
 #include "actors/incoming_tensors.h"
 #include "actors/worker/push_outbox.h"
 #include "actors/wire_handshake.h"
+#include "core/server_limits.h"
 
 namespace af::actors {
 namespace {
@@ -114,6 +116,17 @@ wire::WireStatus OpenSessionOnWorker(WorkerPointer self, OpenSession& req) {
     return wire::ToWire(errors::AlreadyExists("session ", req.session_id,
                                               " is already open on ", st.task_name));
   }
+  // The server's own master service counts its clients itself.
+  if (req.master && req.master.node() != self->node()) {
+    int64_t held = 0;
+    for (const auto& [id, open] : st.sessions) held += open.master.node() == req.master.node();
+    const int64_t limit = GetServerLimits().max_sessions_per_client;
+    if (held >= limit) {
+      return wire::ToWire(errors::ResourceExhausted(
+          "OpenSession: node ", caf::to_string(req.master.node()), " already holds ", held,
+          " sessions on ", st.task_name, ", its limit (--max-sessions-per-client)"));
+    }
+  }
   if (req.master) self->monitor(req.master);
   WorkerSession& session = st.sessions[req.session_id];
   session.master = req.master;
@@ -143,9 +156,13 @@ caf::result<wire::WireStatus> DialPeersThenAnswer(
   auto one_done = [=]() mutable {
     if (--*pending == 0) promise.deliver(refused->ok() ? opened : wire::ToWire(*refused));
   };
+  caf::io::middleman_actor connector;
+  if (Status s = ConnectionManagerFor(self->system(), self->state.cluster_secret, &connector);
+      !s.ok()) {
+    return wire::ToWire(s.WithContext("OpenSession on " + self->state.task_name));
+  }
   for (const auto& [host, port] : targets) {
-    self->request(self->system().middleman().actor_handle(), kPeerDialTimeout,
-                  caf::connect_atom::value, host, port)
+    self->request(connector, kPeerDialTimeout, caf::connect_atom::value, host, port)
         .then([=, host = host, port = port](const caf::node_id&, caf::strong_actor_ptr& found,
                                             const std::set<std::string>&) mutable {
                 if (!found) return one_done();

@@ -74,6 +74,7 @@ struct WorkerState {
   std::chrono::milliseconds stall_warning_after{0};
   std::function<void(const std::string&)> stall_log;
   std::string cluster_secret;  // empty: no peer checks (actors/peer_auth.h)
+  std::chrono::milliseconds max_step{0};  // 0: steps run as long as their master lets them
   std::vector<wire::DeviceInfo> devices;
   std::vector<device_actor> device_actors;
   std::vector<container_actor> container_actors;  // parallel to device_actors

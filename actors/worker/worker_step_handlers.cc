@@ -23,6 +23,7 @@
 #include "actors/worker/fault_hooks.h"
 #include "actors/device/device_actor.h"
 #include "actors/worker/push_outbox.h"
+#include "core/server_limits.h"
 
 namespace af::actors {
 namespace {
@@ -194,6 +195,14 @@ caf::result<wire::RunGraphResponse> RunGraph(WorkerPointer self, wire::RunGraphR
     step.context->Start(std::move(frames), done);
   }
   step.promise = self->make_response_promise<wire::RunGraphResponse>();
+  if (st.max_step.count() > 0) {
+    const double secs = std::chrono::duration<double>(st.max_step).count();
+    self->delayed_send(self, st.max_step, abort_step_atom::value, step_id,
+                       wire::ToWire(errors::DeadlineExceeded(
+                           "step ", step_id, " of session ", req.session_id, " on ",
+                           st.task_name, " ran past this server's limit of ", secs,
+                           " s per step (--max-step-secs)")));
+  }
   for (size_t i = 0; i < devices.size(); ++i) {
     if (late_start) {
       self->delayed_send(st.device_actors[devices[i]], late.delay, run_part_atom::value,
@@ -238,6 +247,12 @@ caf::result<wire::RegisterGraphResponse> RegisterGraph(WorkerPointer self,
   if (st.sessions.count(req.session_id) == 0) {
     failure.status = wire::ToWire(errors::FailedPrecondition(
         "RegisterGraph: session ", req.session_id, " is not open on ", st.task_name));
+    return failure;
+  }
+  if (Status s = CheckGraphLimits("RegisterGraph of session " + std::to_string(req.session_id),
+                                  static_cast<int64_t>(req.graph_def.size()), -1);
+      !s.ok()) {
+    failure.status = wire::ToWire(s);
     return failure;
   }
   int device = -1;

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <vector>
 
+#include "core/file_access_policy.h"
+
 namespace af {
 namespace {
 
@@ -188,6 +190,7 @@ Status InputStream::Skip(uint64_t n, uint64_t* skipped) {
 
 Status OpenInputStream(const std::string& path, Compression compression,
                        std::unique_ptr<InputStream>* out) {
+  AF_RETURN_IF_ERROR(CheckFileAccess(path));
   std::unique_ptr<FileInputStream> file;
   AF_RETURN_IF_ERROR(FileInputStream::Open(path, &file));
   if (compression == Compression::kNone) {
@@ -199,6 +202,7 @@ Status OpenInputStream(const std::string& path, Compression compression,
 }
 
 Status OpenMaybeGzipped(const std::string& path, std::unique_ptr<InputStream>* out) {
+  AF_RETURN_IF_ERROR(CheckFileAccess(path));
   std::unique_ptr<FileInputStream> file;
   AF_RETURN_IF_ERROR(FileInputStream::Open(path, &file));
   unsigned char magic[2] = {0, 0};

@@ -13,6 +13,7 @@
 #include "core/checkpoint_reader.h"
 #include "core/checkpoint_shards.h"
 #include "core/checkpoint_writer.h"
+#include "core/file_access_policy.h"
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
 
@@ -57,7 +58,9 @@ Status CheckWholeTensors(OpKernelContext* ctx, const std::string* slices, int64_
 
 Status WriteCheckpoint(OpKernelContext* ctx, const std::string& file, const std::string* names,
                        int first_tensor_input, int64_t n) {
-  Status s = CreateParentDirectories(file);
+  // Checked before any directory is made for it.
+  Status s = CheckFileAccess(file);
+  if (s.ok()) s = CreateParentDirectories(file);
   std::unique_ptr<CheckpointWriter> writer;
   if (s.ok()) s = CheckpointWriter::Create(file, &writer);
   for (int64_t i = 0; s.ok() && i < n; ++i)

@@ -1,0 +1,29 @@
+// What a server accepts from the processes it serves: the size of the
+// graphs they send and how many sessions one client may hold open. Set
+// once by `actorflow server` from its flags (process-wide: one server per
+// process); the defaults are far above any real model and only stop
+// requests meant to exhaust the server. No CAF here.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace af {
+
+struct ServerLimits {
+  int64_t max_graph_bytes = int64_t{1} << 30;  // a serialized GraphDef (--max-graph-bytes)
+  int64_t max_graph_nodes = int64_t{1} << 22;  // its nodes (--max-graph-nodes)
+  int64_t max_sessions_per_client = 64;        // open at once per client node
+};
+
+void SetServerLimits(const ServerLimits& limits);
+ServerLimits GetServerLimits();
+
+// RESOURCE_EXHAUSTED naming `what` ("Extend of session 7"), the size and
+// the limit when a graph of `bytes` serialized bytes and `nodes` nodes
+// (negative: not known yet) is over the limits.
+Status CheckGraphLimits(std::string_view what, int64_t bytes, int64_t nodes);
+
+}  // namespace af
