@@ -71,6 +71,7 @@ Status WorkerServer::Start(const WorkerServerOptions& options,
   worker.cluster_secret = options.cluster_secret;
   worker.faults = std::move(faults);
   worker.max_step = std::chrono::milliseconds(static_cast<int64_t>(options.max_step_secs * 1000));
+  worker.session_memory_limit = options.session_memory_limit;
   actors::MasterServiceOptions service;
   service.cluster_tasks = options.cluster_tasks;
   service.cluster_secret = options.cluster_secret;

@@ -145,6 +145,9 @@ class OpKernelContext {
     CallFrame* call_frame = nullptr;
     // Stacks and tensor arrays of this step on this device.
     StepResources* step_resources = nullptr;
+    // The device's allocator charged to the session's memory budget
+    // (core/memory_budget.h); null: the device's own.
+    Allocator* budgeted_allocator = nullptr;
     // Runs a closure on the device's thread pool (for async kernels that
     // need to compute after their wait).
     std::function<void(std::function<void()>)>* runner = nullptr;
@@ -184,11 +187,18 @@ class OpKernelContext {
   int64_t step_id() const { return params_->step_id; }
   DeviceBase* device() const { return params_->device; }
   Allocator* allocator() const {
+    if (params_->budgeted_allocator != nullptr) return params_->budgeted_allocator;
     return params_->device ? params_->device->GetAllocator() : GetCpuAllocator();
   }
   // Where allocate_output and allocate_temp put a tensor of `dtype`.
   Allocator* AllocatorFor(DataType dtype) const {
-    return params_->device ? params_->device->GetAllocatorFor(dtype) : GetCpuAllocator();
+    if (params_->device == nullptr) return GetCpuAllocator();
+    Allocator* chosen = params_->device->GetAllocatorFor(dtype);
+    // Host memory a GPU kernel asks for is not charged; the device's is.
+    if (params_->budgeted_allocator != nullptr && chosen == params_->device->GetAllocator()) {
+      return params_->budgeted_allocator;
+    }
+    return chosen;
   }
   bool is_input_dead() const { return params_->is_input_dead; }
   FrameAndIter frame_iter() const { return params_->frame_iter; }

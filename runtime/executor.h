@@ -42,6 +42,9 @@ class Executor {
     CancellationManager* cancellation_manager = nullptr;
     CallFrame* call_frame = nullptr;
     ResourceMgr* resource_manager = nullptr;
+    // The device's allocator charged to the session's memory budget; null:
+    // the device's own.
+    Allocator* budgeted_allocator = nullptr;
     // When set, every executed node is reported (from any thread).
     std::function<void(const NodeTiming&)> timing_sink;
   };

@@ -95,6 +95,7 @@ void ExecutorState::FillParams(const TaggedNode& node, TensorValue* inputs,
   params->resource_manager = args_.resource_manager;
   params->call_frame = args_.call_frame;
   params->step_resources = &step_resources_;
+  params->budgeted_allocator = args_.budgeted_allocator;
   params->runner = &runner_;
 }
 

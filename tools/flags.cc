@@ -39,6 +39,28 @@ bool ParseInt(std::string_view text, int min, int max, int* out) {
   return true;
 }
 
+bool ParseBytes(std::string_view text, int64_t* out) {
+  int shift = 0;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'K': shift = 10; break;
+      case 'M': shift = 20; break;
+      case 'G': shift = 30; break;
+      case 'T': shift = 40; break;
+      default: break;
+    }
+    if (shift > 0) text.remove_suffix(1);
+  }
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 1 ||
+      value > (int64_t{1} << (62 - shift))) {
+    return false;
+  }
+  *out = value << shift;
+  return true;
+}
+
 bool ParseDouble(std::string_view text, double min, double max, double* out) {
   double value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);

@@ -2,6 +2,7 @@
 // "--name=value", and value-less switches.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,9 @@ Status ParseFlags(const Args& args, const std::vector<std::string_view>& switche
                   std::vector<Flag>* out);
 // Whole-string integer within [min, max].
 bool ParseInt(std::string_view text, int min, int max, int* out);
+// A byte count: digits with an optional K, M, G or T suffix (powers of
+// 1024), at least 1; false otherwise.
+bool ParseBytes(std::string_view text, int64_t* out);
 // A finite decimal number in [min, max] ("2.5"); false otherwise.
 bool ParseDouble(std::string_view text, double min, double max, double* out);
 

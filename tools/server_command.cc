@@ -53,6 +53,8 @@ constexpr std::string_view kUsage =
     "                      working directory and the temporary directory)\n"
     "  --max-graph-bytes B, --max-graph-nodes N  refuse larger graphs (default 1 GiB, 4194304)\n"
     "  --max-sessions-per-client N  sessions one client process may hold open (default 64)\n"
+    "  --session-memory-limit BYTES  what one session's steps may hold on this server's\n"
+    "                      devices at once, e.g. 4G (default: no limit)\n"
     "  --max-step-secs S   cancel a step that runs longer than S seconds, and cap the\n"
     "                      deadline clients of this server's master may ask (default: none)\n"
     "  --faults SPEC       inject stragglers and message faults into this task, e.g.\n"
@@ -169,6 +171,8 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
                        : f.name == "--max-graph-nodes" ? flags->limits.max_graph_nodes
                                                        : flags->limits.max_sessions_per_client;
       limit = number;
+    } else if (f.name == "--session-memory-limit" || f.name == "--session_memory_limit") {
+      ok = ParseBytes(f.value, &flags->options.session_memory_limit);
     } else if (f.name == "--max-step-secs" || f.name == "--max_step_secs") {
       ok = ParseDouble(f.value, 0, 1e7, &flags->options.max_step_secs);
     } else if (f.name == "--faults") {

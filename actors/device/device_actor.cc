@@ -13,6 +13,7 @@
 #include "actors/any_thread_send.h"
 #include "actors/device/step_trace.h"
 #include "actors/worker/step_context.h"
+#include "core/memory_budget.h"
 #include "core/resource_mgr.h"
 #include "runtime/kernel_segment.h"
 #include "graph/graph_def_import.h"
@@ -70,6 +71,9 @@ struct DeviceState {
   std::unordered_map<int64_t, std::shared_ptr<RegisteredPartition>> partitions;
   // Why the device could not be opened (a GPU that failed), or OK.
   Status unavailable;
+  // The device's allocator charged to each session's memory budget, made
+  // once per session (they are never freed: core/memory_budget.h).
+  std::unordered_map<const MemoryBudget*, Allocator*> budgeted_allocators;
   static inline const char* name = "af.device";
 };
 
@@ -168,6 +172,13 @@ device_actor::behavior_type DeviceBehavior(DevicePointer self, DeviceActorOption
         args.cancellation_manager = step->cancellation_manager();
         args.call_frame = step->frame(slot);
         args.resource_manager = self->state.resource_manager;
+        if (const auto& budget = step->memory_budget()) {
+          Allocator*& budgeted = self->state.budgeted_allocators[budget.get()];
+          if (budgeted == nullptr) {
+            budgeted = MakeBudgetedAllocator(self->state.device->GetAllocator(), budget);
+          }
+          args.budgeted_allocator = budgeted;
+        }
         std::shared_ptr<RegisteredPartition> partition = it->second;
         const bool measure = ShouldMeasure(++partition->runs);
         if (measure || step->tracing()) {

@@ -18,6 +18,7 @@
 
 #include "core/call_frame.h"
 #include "core/cancellation.h"
+#include "core/memory_budget.h"
 #include "core/status.h"
 #include "runtime/rendezvous.h"
 
@@ -43,6 +44,11 @@ class StepContext {
   int64_t step_id() const { return step_id_; }
   LocalRendezvous* rendezvous() { return &rendezvous_; }
   CancellationManager* cancellation_manager() { return &cancellation_; }
+
+  // The session's memory budget (null: none); set by the worker before any
+  // partition runs.
+  void set_memory_budget(std::shared_ptr<MemoryBudget> budget) { budget_ = std::move(budget); }
+  const std::shared_ptr<MemoryBudget>& memory_budget() const { return budget_; }
 
   // Set by the worker before any partition runs.
   void set_remote_sender(std::shared_ptr<const RemoteSender> sender) {
@@ -91,6 +97,7 @@ class StepContext {
   const int64_t step_id_;
   const std::shared_ptr<const LocalDeviceNames> local_devices_;
   std::shared_ptr<const RemoteSender> remote_sender_;
+  std::shared_ptr<MemoryBudget> budget_;
   LocalRendezvous rendezvous_;
   CancellationManager cancellation_;
   std::vector<CallFrame> frames_;

@@ -68,6 +68,7 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
   SetStallReporting(StallReporting{options.stall_warning_after, options.stall_log});
   st.cluster_secret = options.cluster_secret;
   st.max_step = options.max_step;
+  st.session_memory_limit = options.session_memory_limit;
   std::string data_address;
   if (options.data_plane) {
     st.data_plane = options.data_plane;

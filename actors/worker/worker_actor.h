@@ -63,6 +63,9 @@ struct WorkerOptions {
   // A step running longer is aborted (DEADLINE_EXCEEDED naming the limit);
   // zero: no limit.
   std::chrono::milliseconds max_step{0};
+  // Bytes each session's steps may hold on the worker's devices at once
+  // (core/memory_budget.h); zero: no limit.
+  int64_t session_memory_limit = 0;
 };
 
 worker_actor SpawnWorkerActor(caf::actor_system& system, const WorkerOptions& options);

@@ -131,6 +131,11 @@ wire::WireStatus OpenSessionOnWorker(WorkerPointer self, OpenSession& req) {
   WorkerSession& session = st.sessions[req.session_id];
   session.master = req.master;
   session.router = std::move(router);
+  if (st.session_memory_limit > 0) {
+    session.memory_budget = std::make_shared<MemoryBudget>(
+        "session " + std::to_string(req.session_id) + " on " + st.task_name,
+        st.session_memory_limit);
+  }
   if (req.master_lost_after_ms > 0) {
     session.master_lost_after = std::chrono::milliseconds(req.master_lost_after_ms);
     session.last_heartbeat = std::chrono::steady_clock::now();

@@ -22,6 +22,7 @@
 #include "actors/worker/peer_router.h"
 #include "actors/worker/push_outbox.h"
 #include "actors/worker/step_context.h"
+#include "core/memory_budget.h"
 
 namespace af::actors {
 
@@ -34,6 +35,8 @@ struct WorkerSession {
   std::chrono::steady_clock::time_point last_heartbeat;
   std::shared_ptr<const PeerRouter> router;
   std::unordered_set<int64_t> handles;
+  // What its steps may hold on this worker's devices (null: no limit).
+  std::shared_ptr<MemoryBudget> memory_budget;
 };
 
 struct RegisteredGraph {
@@ -75,6 +78,7 @@ struct WorkerState {
   std::function<void(const std::string&)> stall_log;
   std::string cluster_secret;  // empty: no peer checks (actors/peer_auth.h)
   std::chrono::milliseconds max_step{0};  // 0: steps run as long as their master lets them
+  int64_t session_memory_limit = 0;       // bytes per session (0: no limit)
   std::vector<wire::DeviceInfo> devices;
   std::vector<device_actor> device_actors;
   std::vector<container_actor> container_actors;  // parallel to device_actors

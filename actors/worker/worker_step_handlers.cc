@@ -146,6 +146,7 @@ caf::result<wire::RunGraphResponse> RunGraph(WorkerPointer self, wire::RunGraphR
   }
   step.has_run = true;
   step.session_id = req.session_id;
+  step.context->set_memory_budget(session->second.memory_budget);
   if (step.context->aborted()) return fail(step.context->status());
   std::vector<CallFrame> frames;
   std::vector<int> devices;

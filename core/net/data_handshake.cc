@@ -1,9 +1,12 @@
 #include "core/net/data_handshake.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "core/cluster_secret.h"
+#include "core/net/sealed_stream.h"
 #include "core/net/tcp_socket.h"
 
 namespace af::net {
@@ -17,6 +20,7 @@ constexpr size_t kHeadBytes = 8;  // magic, version, flags
 constexpr size_t kHelloBytes = kHeadBytes + kNonceBytes;
 constexpr size_t kChallengeBytes = kHeadBytes + kNonceBytes + kProofBytes;
 constexpr uint16_t kFlagSecret = 1;  // hello: has one; challenge: requires one
+constexpr uint16_t kFlagEncrypt = 2;  // hello: wants it; challenge: it is on
 constexpr char kAdmitted = 1;
 constexpr char kRefused = 0;
 
@@ -55,6 +59,13 @@ std::string ConnectorProof(const std::string& secret, std::string_view listener_
       secret, std::string("actorflow-data").append(listener_nonce).append(connector_nonce));
 }
 
+std::string ConnectionKey(const std::string& secret, std::string_view connector_nonce,
+                          std::string_view listener_nonce) {
+  return HmacSha256(secret, std::string("actorflow-data-key").append(connector_nonce)
+                                .append(listener_nonce))
+      .substr(0, kSealedKeyBytes);
+}
+
 Status Receive(int fd, size_t bytes, std::string* out) {
   out->assign(bytes, '\0');
   return RecvAll(fd, out->data(), bytes);
@@ -62,10 +73,13 @@ Status Receive(int fd, size_t bytes, std::string* out) {
 
 }  // namespace
 
-Status ConnectorHandshake(int fd, const std::string& secret) {
+Status ConnectorHandshake(int fd, const std::string& secret, bool encrypt, std::string* key) {
+  key->clear();
   std::string nonce;
   AF_RETURN_IF_ERROR(RandomBytes(kNonceBytes, &nonce));
-  const std::string hello = Head(secret.empty() ? 0 : kFlagSecret) + nonce;
+  const uint16_t hello_flags =
+      secret.empty() ? 0 : static_cast<uint16_t>(kFlagSecret | (encrypt ? kFlagEncrypt : 0));
+  const std::string hello = Head(hello_flags) + nonce;
   AF_RETURN_IF_ERROR(SendAll(fd, hello.data(), hello.size()));
   std::string challenge;
   AF_RETURN_IF_ERROR(Receive(fd, kChallengeBytes, &challenge));
@@ -97,10 +111,15 @@ Status ConnectorHandshake(int fd, const std::string& secret) {
     return errors::Unauthenticated("the data plane refused this process's proof of the "
                                    "cluster secret");
   }
+  if (required && (flags & kFlagEncrypt) != 0) *key = ConnectionKey(secret, nonce, listener_nonce);
+  if (required && encrypt && key->empty()) {
+    return errors::Unauthenticated("the data plane would not encrypt the connection");
+  }
   return Status::OK();
 }
 
-Status ListenerHandshake(int fd, const std::string& secret) {
+Status ListenerHandshake(int fd, const std::string& secret, bool encrypt, std::string* key) {
+  key->clear();
   std::string hello;
   AF_RETURN_IF_ERROR(Receive(fd, kHelloBytes, &hello));
   uint16_t flags = 0;
@@ -111,7 +130,10 @@ Status ListenerHandshake(int fd, const std::string& secret) {
   const bool required = !secret.empty();
   const std::string listener_proof =
       required ? ListenerProof(secret, connector_nonce, nonce) : std::string(kProofBytes, '\0');
-  const std::string challenge = Head(required ? kFlagSecret : 0) + nonce + listener_proof;
+  const bool sealed = required && (encrypt || (flags & kFlagEncrypt) != 0);
+  const std::string challenge =
+      Head(static_cast<uint16_t>((required ? kFlagSecret : 0) | (sealed ? kFlagEncrypt : 0))) +
+      nonce + listener_proof;
   AF_RETURN_IF_ERROR(SendAll(fd, challenge.data(), challenge.size()));
   std::string proof;
   AF_RETURN_IF_ERROR(Receive(fd, kProofBytes, &proof));
@@ -119,7 +141,16 @@ Status ListenerHandshake(int fd, const std::string& secret) {
     (void)SendAll(fd, &kRefused, 1);
     return errors::Unauthenticated("wrong proof of the cluster secret");
   }
+  if (sealed) *key = ConnectionKey(secret, connector_nonce, nonce);
   return SendAll(fd, &kAdmitted, 1);
+}
+
+bool WantEncryption(bool peer_on_loopback) {
+  const char* mode = std::getenv("ACTORFLOW_DATA_PLANE_ENCRYPTION");
+  const std::string_view m = mode ? mode : "auto";
+  if (m == "always") return true;
+  if (m == "never") return false;
+  return !peer_on_loopback;
 }
 
 }  // namespace af::net

@@ -13,7 +13,11 @@
 //   listener -> connector  verdict:   1 byte, 1 admitted, 0 refused
 //
 // Without a secret on the listener the proofs are zeros and ignored; such a
-// listener serves loopback only. A connector that holds a secret refuses a
+// listener serves loopback only. With a secret, flag 2 asks for encryption
+// (hello: the connector wants it; challenge: the listener's decision, set
+// if either side wants it), and the frames then travel sealed
+// (core/net/sealed_stream.h) under
+//   key = the first 16 bytes of HMAC(secret, "actorflow-data-key" | nonce_c | nonce_l). A connector that holds a secret refuses a
 // listener that requires none (its tensors would go to a non-member), as
 // clients refuse servers without a secret. No CAF here.
 #pragma once
@@ -31,11 +35,19 @@ inline constexpr std::chrono::milliseconds kHandshakeTimeout{10000};
 // The connector's side over the connected `fd`. UNAUTHENTICATED when the
 // listener refused the proof or failed its own; UNAVAILABLE when the
 // connection failed; DATA_LOSS when the listener is no data plane.
-Status ConnectorHandshake(int fd, const std::string& secret);
+// `encrypt`: ask for encryption; `*key` gets the connection's key when the
+// two agreed on it, and is cleared otherwise (plaintext).
+Status ConnectorHandshake(int fd, const std::string& secret, bool encrypt, std::string* key);
 
 // The listener's side over the accepted `fd`. UNAUTHENTICATED when the
 // connector's proof is wrong or missing (the refusal was sent); other
 // errors for a connection that is not a data-plane peer.
-Status ListenerHandshake(int fd, const std::string& secret);
+Status ListenerHandshake(int fd, const std::string& secret, bool encrypt, std::string* key);
+
+// Whether a data-plane connection with a secret should be encrypted:
+// ACTORFLOW_DATA_PLANE_ENCRYPTION=always, never (the operator's explicit
+// choice of plaintext), or auto (the default: unless the other end is on
+// loopback, where nothing crosses a wire).
+bool WantEncryption(bool peer_on_loopback);
 
 }  // namespace af::net

@@ -297,4 +297,21 @@ std::string PeerName(int fd) {
   return NumericAddress(reinterpret_cast<const sockaddr*>(&addr));
 }
 
+bool PeerIsLoopback(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return false;
+  if (addr.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
+    return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+  }
+  if (addr.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
+    if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr)) return true;
+    // An IPv4 loopback peer on a dual-stack socket.
+    return IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && in6->sin6_addr.s6_addr[12] == 127;
+  }
+  return false;
+}
+
 }  // namespace af::net

@@ -57,5 +57,7 @@ std::string LocalAddressToward(const std::string& host);
 
 // "ip:port" of the socket's peer, for log lines.
 std::string PeerName(int fd);
+// Whether the other end of `fd` is a loopback address (127.0.0.0/8, ::1).
+bool PeerIsLoopback(int fd);
 
 }  // namespace af::net

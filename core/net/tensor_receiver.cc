@@ -9,11 +9,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "core/allocator.h"
 #include "core/cluster_secret.h"
 #include "core/net/data_handshake.h"
+#include "core/net/sealed_stream.h"
 #include "core/net/tcp_socket.h"
 #include "core/net/tensor_frame.h"
 #include "core/net/transfer_counters.h"
@@ -129,7 +131,8 @@ void TensorReceiver::ReadLoop(Connection* connection) {
   ConfigureDataSocket(fd, kSendTimeout);
   // A peer that connects and says nothing must not hold this thread.
   SetReceiveTimeout(fd, kHandshakeTimeout);
-  Status s = ListenerHandshake(fd, secret_);
+  std::string key;
+  Status s = ListenerHandshake(fd, secret_, WantEncryption(PeerIsLoopback(fd)), &key);
   bool logged = false;
   if (!s.ok() && !stopping_.load() && refusals_logged_.fetch_add(1) < kMaxRefusalLines) {
     Log("refused a connection from " + peer + ": " + s.ToString());
@@ -139,7 +142,11 @@ void TensorReceiver::ReadLoop(Connection* connection) {
     SetReceiveTimeout(fd, std::chrono::milliseconds(0));  // idle connections are normal
     std::string scratch;
     bool closed = false;
-    while (s.ok() && !closed && !stopping_.load()) s = ReadFrame(fd, &scratch, &closed);
+    std::unique_ptr<OpeningReader> sealed;
+    if (!key.empty()) sealed = std::make_unique<OpeningReader>(fd, key);
+    while (s.ok() && !closed && !stopping_.load()) {
+      s = ReadFrame(fd, sealed.get(), &scratch, &closed);
+    }
   }
   if (!s.ok() && !logged && !stopping_.load() &&
       refusals_logged_.fetch_add(1) < kMaxRefusalLines) {
@@ -151,9 +158,18 @@ void TensorReceiver::ReadLoop(Connection* connection) {
   connection->done.store(true);
 }
 
-Status TensorReceiver::ReadFrame(int fd, std::string* scratch, bool* closed) {
+Status TensorReceiver::ReadFrame(int fd, OpeningReader* sealed, std::string* scratch,
+                                 bool* closed) {
+  auto read = [&](void* out, size_t bytes) {
+    return sealed ? sealed->Recv(out, bytes) : RecvAll(fd, out, bytes);
+  };
   char prefix_bytes[kFramePrefixBytes];
   size_t have = 0;
+  if (sealed) {
+    AF_RETURN_IF_ERROR(sealed->Recv(prefix_bytes, kFramePrefixBytes, closed));
+    if (*closed) return Status::OK();
+    have = kFramePrefixBytes;
+  }
   while (have < kFramePrefixBytes) {
     const ssize_t got = recv(fd, prefix_bytes + have, kFramePrefixBytes - have, 0);
     if (got == 0) {
@@ -172,7 +188,7 @@ Status TensorReceiver::ReadFrame(int fd, std::string* scratch, bool* closed) {
   FramePrefix prefix;
   AF_RETURN_IF_ERROR(ParseFramePrefix(prefix_bytes, max_tensor_bytes_, &prefix));
   scratch->resize(prefix.rest_bytes());
-  AF_RETURN_IF_ERROR(RecvAll(fd, scratch->data(), scratch->size()));
+  AF_RETURN_IF_ERROR(read(scratch->data(), scratch->size()));
   TensorShape shape;
   std::string key;
   AF_RETURN_IF_ERROR(ParseFrameRest(prefix, *scratch, &shape, &key));
@@ -183,7 +199,7 @@ Status TensorReceiver::ReadFrame(int fd, std::string* scratch, bool* closed) {
     std::vector<char> sink(std::min<uint64_t>(prefix.payload_bytes, uint64_t{1} << 20));
     for (uint64_t left = prefix.payload_bytes; left > 0;) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(left, sink.size()));
-      AF_RETURN_IF_ERROR(RecvAll(fd, sink.data(), n));
+      AF_RETURN_IF_ERROR(read(sink.data(), n));
       left -= n;
     }
     if (handlers_.failed) {
@@ -194,7 +210,7 @@ Status TensorReceiver::ReadFrame(int fd, std::string* scratch, bool* closed) {
     }
     return Status::OK();
   }
-  AF_RETURN_IF_ERROR(RecvAll(fd, value.raw_data(), prefix.payload_bytes));
+  AF_RETURN_IF_ERROR(read(value.raw_data(), prefix.payload_bytes));
   TransferCounters& counters = TransferCounters::Global();
   counters.tensors_received.fetch_add(1, std::memory_order_relaxed);
   counters.bytes_received.fetch_add(prefix.payload_bytes, std::memory_order_relaxed);

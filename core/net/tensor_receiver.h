@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "core/net/sealed_stream.h"
 #include "core/status.h"
 #include "core/tensor.h"
 
@@ -61,7 +62,8 @@ class TensorReceiver {
   void ReadLoop(Connection* connection);
   // Reads one frame and hands it on; an error ends the connection, and so
   // does `*closed` (the peer closed it between frames).
-  Status ReadFrame(int fd, std::string* scratch, bool* closed);
+  // `sealed`: the connection's decryption (null: plaintext).
+  Status ReadFrame(int fd, OpeningReader* sealed, std::string* scratch, bool* closed);
   // Joins and forgets the connections whose reader has ended.
   void Reap();
   void Log(const std::string& line) const;

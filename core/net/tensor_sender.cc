@@ -8,9 +8,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <memory>
 #include <vector>
 
+#include "core/cluster_secret.h"
 #include "core/net/data_handshake.h"
+#include "core/net/sealed_stream.h"
 #include "core/net/tcp_socket.h"
 #include "core/net/tensor_frame.h"
 #include "core/net/transfer_counters.h"
@@ -125,6 +128,7 @@ void TensorSender::Stop() {
 void TensorSender::Run(const std::string& address, Peer* peer, Connection* connection) {
   pthread_setname_np(pthread_self(), "af.data.send");  // else it bears its creator's name
   int fd = -1;
+  std::string key;  // set when the connection is encrypted
   Status s = ConnectTcp(address, kConnectTimeout, stopping_, &fd);
   if (s.ok()) {
     {
@@ -137,7 +141,9 @@ void TensorSender::Run(const std::string& address, Peer* peer, Connection* conne
     if (s.ok()) {
       ConfigureDataSocket(fd, kSendTimeout);
       SetReceiveTimeout(fd, kHandshakeTimeout);
-      s = ConnectorHandshake(fd, secret_);
+      const size_t colon = address.rfind(':');
+      const std::string host = colon == std::string::npos ? address : address.substr(0, colon);
+      s = ConnectorHandshake(fd, secret_, WantEncryption(IsLoopbackHost(host)), &key);
     }
   }
   if (!s.ok()) return Fail(address, peer, connection, s, /*connecting=*/true, nullptr);
@@ -145,6 +151,8 @@ void TensorSender::Run(const std::string& address, Peer* peer, Connection* conne
     std::lock_guard<std::mutex> lock(mu_);
     peer->failures = 0;
   }
+  std::unique_ptr<SealingWriter> sealed;
+  if (!key.empty()) sealed = std::make_unique<SealingWriter>(fd, key);
   while (true) {
     Job job;
     {
@@ -166,7 +174,7 @@ void TensorSender::Run(const std::string& address, Peer* peer, Connection* conne
     const uint64_t bytes = job.value.TotalBytes();
     std::string header = EncodeFrameHeader(job.step_id, job.key, job.value);
     iovec iov[2] = {{header.data(), header.size()}, {job.value.raw_data(), bytes}};
-    s = SendAll(fd, iov, 2);
+    s = sealed ? sealed->Send(iov, 2) : SendAll(fd, iov, 2);
     {
       std::lock_guard<std::mutex> lock(mu_);
       connection->writing = false;

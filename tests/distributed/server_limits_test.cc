@@ -155,6 +155,42 @@ BOOST_AUTO_TEST_CASE(one_client_holds_at_most_its_sessions) {
   BOOST_TEST(s.ok(), s);
 }
 
+BOOST_AUTO_TEST_CASE(a_sessions_memory_budget_refuses_an_allocation_before_making_it) {
+  ServerProcess server;
+  BOOST_TEST_REQUIRE(server.Start({"--session-memory-limit", "1M"}).ok());
+  std::unique_ptr<Session> session;
+  BOOST_TEST_REQUIRE(Session::Create(DirectSession(server), &session).ok());
+  GraphBuilder b;
+  b.Placeholder("dims", DT_INT32, testing::LocalCpu(0));
+  b.Const("one", Tensor::Scalar<float>(1), kServerCpu);
+  b.Op("Fill", "filled", {"dims", "one"}, DT_FLOAT, kServerCpu);
+  b.Op("Sum", "total", {"filled", "axis"}, DT_FLOAT, kServerCpu);
+  b.Const("axis", Tensor::Scalar<int32_t>(0), kServerCpu);
+  BOOST_TEST_REQUIRE(session->Extend(b.graph()).ok());
+  auto fill = [&](int32_t n, std::vector<Tensor>* out) {
+    Tensor dims(DT_INT32, TensorShape{1});
+    dims.data<int32_t>()[0] = n;
+    return session->Run({{"dims", dims}}, {"total"}, {}, out);
+  };
+  std::vector<Tensor> out;
+  // 256 KiB at a time, many times: what a step frees goes back to the budget.
+  for (int i = 0; i < 20; ++i) {
+    Status s = fill(64 * 1024, &out);
+    BOOST_TEST_REQUIRE(s.ok(), s);
+    BOOST_TEST(out[0].scalar<float>() == 65536.0f);
+  }
+  // 8 MiB does not fit in 1 MiB.
+  Status s = fill(2 * 1024 * 1024, &out);
+  BOOST_TEST_MESSAGE(s);
+  BOOST_TEST(s.code() == Code::RESOURCE_EXHAUSTED, s);
+  BOOST_TEST(s.message().find("'filled'") != std::string::npos, s);
+  BOOST_TEST(s.message().find("session ") != std::string::npos, s);
+  BOOST_TEST(s.message().find("--session-memory-limit") != std::string::npos, s);
+  s = fill(1024, &out);
+  BOOST_TEST(s.ok(), s);
+  BOOST_TEST(session->Close().ok());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace

@@ -31,6 +31,7 @@ class ServerProcess {
   bool any_port = true;
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   const std::string& output() const { return output_; }
+  pid_t pid() const { return pid_; }  // -1 when not running
   // Reads the server's output until it holds `marker` (true) or `timeout`
   // passes or the server's output ends (false).
   bool WaitForOutput(const std::string& marker, std::chrono::milliseconds timeout);
