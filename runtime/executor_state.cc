@@ -77,9 +77,9 @@ void ExecutorState::Start() {
 }
 
 // Nodes one RunQueue call runs before it hands the rest to the pool: a
-// fraction of a millisecond of cheap nodes, far above any step that is
-// not a loop.
-constexpr size_t kInlineNodeBudget = 4096;
+// few milliseconds of cheap nodes, above the steps of most graphs that are
+// not loops (a hand-off costs a step a thread switch).
+constexpr size_t kInlineNodeBudget = 65536;
 
 void ExecutorState::FillParams(const TaggedNode& node, TensorValue* inputs,
                                TensorValue* outputs, OpKernelContext::Params* params) {
