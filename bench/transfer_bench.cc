@@ -155,6 +155,22 @@ void ReportStepLatency(Session* session, const std::vector<std::pair<std::string
   }
 }
 
+// Timed repeats of a transfer of `bytes`: a few for the large sizes.
+int RepeatsFor(size_t bytes) {
+  return bytes >= (size_t{1} << 30) ? 3 : bytes >= (64u << 20) ? 8 : 0;
+}
+
+// Seconds per step that feeds `bytes` to the server's Shape node.
+double FeedSeconds(Session* session, size_t bytes) {
+  Tensor x(DT_UINT8, TensorShape{static_cast<int64_t>(bytes)});
+  std::memset(x.raw_data(), 7, bytes);
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", x}};
+  std::vector<Tensor> out;
+  auto run = [&] { CheckOk(session->Run(feeds, {"shape"}, {}, &out), "run"); };
+  const int repeats = RepeatsFor(bytes);
+  return repeats > 0 ? TimePerCall(run, 0.0, repeats, 1) : TimePerCall(run);
+}
+
 // Feeds of each size to a fresh server started with `server_args`: GB/s
 // per size, printed with `suffix` on the case names.
 std::map<size_t, double> MeasureFeeds(const std::vector<std::string>& server_args,
@@ -170,15 +186,8 @@ std::map<size_t, double> MeasureFeeds(const std::vector<std::string>& server_arg
   CheckOk(Session::Create(options, &session), "create session");
   CheckOk(session->Extend(TransferGraph()), "extend");
   std::map<size_t, double> result;
-  std::vector<Tensor> out;
   for (size_t bytes : sizes) {
-    Tensor x(DT_UINT8, TensorShape{static_cast<int64_t>(bytes)});
-    std::memset(x.raw_data(), 7, bytes);
-    const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", x}};
-    const int repeats = bytes >= (size_t{1} << 30) ? 3 : bytes >= (64u << 20) ? 8 : 0;
-    auto run = [&] { CheckOk(session->Run(feeds, {"shape"}, {}, &out), "run"); };
-    const double seconds = repeats > 0 ? TimePerCall(run, 0.0, repeats, 1) : TimePerCall(run);
-    result[bytes] = static_cast<double>(bytes) / seconds / 1e9;
+    result[bytes] = static_cast<double>(bytes) / FeedSeconds(session.get(), bytes) / 1e9;
     PrintResult("transfer", "feed_to_remote_" + std::to_string(bytes) + suffix,
                 "\"bytes\":" + std::to_string(bytes), "gb_per_s", result[bytes], "GB/s");
   }
@@ -232,17 +241,9 @@ int main(int argc, char** argv) {
   std::unique_ptr<Session> session;
   CheckOk(Session::Create(options, &session), "create session");
   CheckOk(session->Extend(TransferGraph()), "extend");
-  std::vector<Tensor> out;
   for (size_t bytes : sizes) {
-    Tensor x(DT_UINT8, TensorShape{static_cast<int64_t>(bytes)});
-    std::memset(x.raw_data(), 7, bytes);
-    const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", x}};
-    const int repeats = bytes >= (size_t{1} << 30) ? 3 : bytes >= (64u << 20) ? 8 : 0;
-    const double seconds =
-        repeats > 0 ? TimePerCall([&] { CheckOk(session->Run(feeds, {"shape"}, {}, &out), "run"); },
-                                  0.0, repeats, 1)
-                    : TimePerCall([&] { CheckOk(session->Run(feeds, {"shape"}, {}, &out), "run"); });
-    const double tcp = RawTcpSeconds(bytes, repeats > 0 ? repeats : 200);
+    const double seconds = FeedSeconds(session.get(), bytes);
+    const double tcp = RawTcpSeconds(bytes, RepeatsFor(bytes) > 0 ? RepeatsFor(bytes) : 200);
     const double gbps = static_cast<double>(bytes) / seconds / 1e9;
     const double tcp_gbps = static_cast<double>(bytes) / tcp / 1e9;
     const std::string extra = "\"bytes\":" + std::to_string(bytes) +

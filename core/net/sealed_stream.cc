@@ -1,9 +1,6 @@
 #include "core/net/sealed_stream.h"
 
-#include <sys/socket.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 
 #include <openssl/evp.h>
@@ -79,21 +76,13 @@ OpeningReader::~OpeningReader() { EVP_CIPHER_CTX_free(ctx_); }
 
 Status OpeningReader::NextRecordLength(uint32_t* length, bool* closed) {
   char bytes[4];
-  size_t have = 0;
-  while (have < 4) {
-    const ssize_t got = recv(fd_, bytes + have, 4 - have, 0);
-    if (got == 0) {
-      if (have == 0 && closed != nullptr) {
-        *closed = true;
-        return Status::OK();
-      }
-      return errors::Unavailable("connection closed inside an encrypted record");
-    }
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      return errors::Unavailable("recv: ", std::strerror(errno));
-    }
-    have += static_cast<size_t>(got);
+  bool ended = false;
+  AF_RETURN_IF_ERROR(RecvAllOrClosed(fd_, bytes, 4, "an encrypted record", &ended));
+  if (ended) {
+    // Only between frames, where the caller asked: inside one it is a cut.
+    if (closed == nullptr) return errors::Unavailable("connection closed inside a frame");
+    *closed = true;
+    return Status::OK();
   }
   std::memcpy(length, bytes, 4);
   if (*length == 0 || *length > kMaxRecordBytes) {

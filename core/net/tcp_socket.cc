@@ -314,4 +314,25 @@ bool PeerIsLoopback(int fd) {
   return false;
 }
 
+Status RecvAllOrClosed(int fd, void* data, size_t bytes, std::string_view what, bool* closed) {
+  char* out = static_cast<char*>(data);
+  size_t have = 0;
+  while (have < bytes) {
+    const ssize_t got = recv(fd, out + have, bytes - have, 0);
+    if (got == 0) {
+      if (have == 0) {
+        *closed = true;
+        return Status::OK();
+      }
+      return errors::Unavailable("connection closed inside ", what);
+    }
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return errors::Unavailable("recv: ", std::strerror(errno));
+    }
+    have += static_cast<size_t>(got);
+  }
+  return Status::OK();
+}
+
 }  // namespace af::net

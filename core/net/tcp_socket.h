@@ -49,6 +49,10 @@ Status SendAll(int fd, const void* data, size_t bytes);
 // Reads exactly `bytes` into `data`. UNAVAILABLE when the peer closes or
 // the connection fails, DEADLINE_EXCEEDED on a receive timeout.
 Status RecvAll(int fd, void* data, size_t bytes);
+// The same where the peer may end the connection cleanly instead: then
+// `*closed` is set and the result is OK, if no byte of `what` (named in the
+// error of a connection closed partway) had arrived.
+Status RecvAllOrClosed(int fd, void* data, size_t bytes, std::string_view what, bool* closed);
 
 // The numeric address of this host that the kernel would use to reach
 // `host` (a UDP connect, which sends nothing); "127.0.0.1" when it cannot

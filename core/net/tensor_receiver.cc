@@ -164,27 +164,11 @@ Status TensorReceiver::ReadFrame(int fd, OpeningReader* sealed, std::string* scr
     return sealed ? sealed->Recv(out, bytes) : RecvAll(fd, out, bytes);
   };
   char prefix_bytes[kFramePrefixBytes];
-  size_t have = 0;
-  if (sealed) {
-    AF_RETURN_IF_ERROR(sealed->Recv(prefix_bytes, kFramePrefixBytes, closed));
-    if (*closed) return Status::OK();
-    have = kFramePrefixBytes;
-  }
-  while (have < kFramePrefixBytes) {
-    const ssize_t got = recv(fd, prefix_bytes + have, kFramePrefixBytes - have, 0);
-    if (got == 0) {
-      if (have == 0) {
-        *closed = true;  // between frames: the sender is done with us
-        return Status::OK();
-      }
-      return errors::Unavailable("connection closed inside a frame header");
-    }
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      return errors::Unavailable("recv: ", std::strerror(errno));
-    }
-    have += static_cast<size_t>(got);
-  }
+  // A close between frames: the sender is done with us.
+  AF_RETURN_IF_ERROR(sealed ? sealed->Recv(prefix_bytes, kFramePrefixBytes, closed)
+                            : RecvAllOrClosed(fd, prefix_bytes, kFramePrefixBytes,
+                                              "a frame header", closed));
+  if (*closed) return Status::OK();
   FramePrefix prefix;
   AF_RETURN_IF_ERROR(ParseFramePrefix(prefix_bytes, max_tensor_bytes_, &prefix));
   scratch->resize(prefix.rest_bytes());
