@@ -10,7 +10,7 @@ CMAKE_FLAGS ?=
 SANITIZER_DIR := $(CURDIR)/tests/sanitizers
 
 .PHONY: all deps configure build demo demo-cluster compare compare-lstm test test-slow test-asan test-tsan bench clean \
-  fresh-machine-test package fresh-machine-package-test gpu-pack
+  fresh-machine-test package fresh-machine-package-test gpu-pack lint
 
 all: build
 
@@ -51,8 +51,9 @@ demo-cluster: configure
 	@grep -v '^/job' $(BUILD)/demo-cluster/worker-0.log | tail -n 7
 
 # The demo beside PyTorch 1.13 on the same model, batch and threads
-# (../shared/peers/torch_fmnist.py; installs python3-torch when missing).
-PEER ?= ../shared/peers/torch_fmnist.py
+# (bench/peers/torch_fmnist.py, bench/peers/README.md; installs python3-torch
+# when missing).
+PEER ?= bench/peers/torch_fmnist.py
 compare: configure
 	@AF_PEER_DEPS=1 bash scripts/install-deps.sh
 	@cmake --build $(BUILD) -j $(JOBS) --target fashion_mnist
@@ -62,7 +63,7 @@ compare: configure
 	/usr/bin/time -f "pytorch peak RSS %M KiB" /usr/bin/python3 $(PEER) --model cnn --batch 64 --epochs 1 --threads 2
 
 # The LSTM of examples/lstm_fashion_mnist per batch (forward, forward+backward)
-# beside PyTorch's nn.LSTM, tuned as ../shared/peers/README.md says.
+# beside PyTorch's nn.LSTM, tuned as bench/peers/README.md says.
 compare-lstm: configure
 	@AF_PEER_DEPS=1 bash scripts/install-deps.sh
 	@cmake --build $(BUILD) -j $(JOBS) --target bench_loop
@@ -113,6 +114,15 @@ fresh-machine-package-test: package
 
 bench: build
 	@for b in $(BUILD)/bin/bench_*; do $$b; done
+
+# clang-format (.clang-format) and clang-tidy -p $(BUILD) (.clang-tidy) over
+# the C/C++ files changed since the merge base with origin/main (without
+# one, since HEAD~1; uncommitted and new files included); LINT_ALL=1 checks
+# every file, LINT_BASE=<rev> the changes since <rev>. Non-zero on any
+# finding. clang-tidy reads $(BUILD)'s compile commands: `make build` first.
+# The rules are in scripts/lint.sh.
+lint:
+	@BUILD=$(BUILD) JOBS=$(JOBS) bash scripts/lint.sh
 
 # The GPU machine's kit (bench/gpu/run.sh runs it there): the binaries its
 # script runs, stripped, the shared libraries a bare CUDA machine lacks

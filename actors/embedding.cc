@@ -17,7 +17,7 @@
 #include "actors/master/master_actor.h"
 #include "actors/master/master_service.h"
 #include "actors/peer_auth.h"
-#include "actors/queue/queue_factory.h"
+#include "actors/resources/resource_factories.h"
 #include "actors/worker/worker_actor.h"
 #include "core/cluster_spec.h"
 
@@ -140,7 +140,7 @@ Status EmbeddedRuntime::Create(caf::actor_system& system, const EmbeddedOptions&
     return errors::FailedPrecondition(
         "EmbeddedRuntime: call UseActorSystem(system) with this system first");
   }
-  actors::InstallQueueFactory();  // kernels create queues as actors of this system
+  actors::InstallResourceFactories();  // kernels create queues (and accumulators, clocks) as actors
 
   actors::LocalMasterOptions o;
   o.worker.num_cpu_devices = options.num_cpu_devices;

@@ -18,6 +18,7 @@
 
 #include "actors/wire_version.h"
 #include "core/cluster_secret.h"
+#include "core/logging.h"
 
 namespace af::actors {
 namespace {
@@ -38,7 +39,6 @@ constexpr auto kMinHandshakeTime = std::chrono::milliseconds(200);
 // Distinct labels keep a server's proof from ever serving as a client's.
 constexpr std::string_view kServerLabel = "actorflow-server";
 constexpr std::string_view kClientLabel = "actorflow-client";
-constexpr caf::atom_value kStatusCategory = caf::atom("afstatus");
 
 std::string ServerProof(const std::string& secret, const std::string& client_nonce,
                         const std::string& server_nonce) {
@@ -191,10 +191,13 @@ std::string Sanitize(std::string_view text) {
   return out;
 }
 
+void LogRefusedPeer(const std::string& text) {
+  AF_LOG(WARNING) << (Registry::Get().ServingWithSecret() ? "server: " : "") << text;
+}
+
 Status Refuse(const caf::node_id& node, const std::string& text) {
   if (Registry::Get().FirstRefusal(node)) {
-    const char* prefix = Registry::Get().ServingWithSecret() ? "actorflow server" : "actorflow";
-    std::fprintf(stderr, "%s: %s\n", prefix, text.c_str());
+    LogRefusedPeer(text);
   }
   return errors::Unauthenticated(text);
 }
@@ -213,12 +216,6 @@ caf::node_id SenderNode(caf::local_actor* self) {
 std::chrono::milliseconds TimeLeft(Clock::time_point deadline) {
   return std::max(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()),
                   std::chrono::duration_cast<std::chrono::milliseconds>(kMinHandshakeTime));
-}
-
-bool IsStatusError(const caf::error& err) {
-  return err.category() == kStatusCategory && err.code() > 0 &&
-         err.code() <= static_cast<uint8_t>(Code::UNAUTHENTICATED) &&
-         err.context().match_element<std::string>(0);
 }
 
 template <class Answer, class... Ts>
@@ -285,31 +282,8 @@ void AdmitWireVersion(const caf::node_id& node) {
 
 void LogRefusal(const caf::node_id& node, const std::string& text) {
   if (Registry::Get().FirstRefusal(node)) {
-    const char* prefix = Registry::Get().ServingWithSecret() ? "actorflow server" : "actorflow";
-    std::fprintf(stderr, "%s: %s\n", prefix, text.c_str());
+    LogRefusedPeer(text);
   }
-}
-
-caf::error ToCafError(const Status& status) {
-  return caf::error(static_cast<uint8_t>(status.code()), kStatusCategory,
-                    caf::make_message(status.message()));
-}
-
-Status StatusFromCafError(caf::actor_system& system, const caf::error& err) {
-  if (!err) return Status::OK();
-  if (!IsStatusError(err)) return errors::Unknown(system.render(err));
-  return Status(static_cast<Code>(err.code()), err.context().get_as<std::string>(0));
-}
-
-void RegisterStatusErrors(caf::actor_system_config& config) {
-  config.add_error_category(kStatusCategory,
-                            [](uint8_t code, caf::atom_value, const caf::message& context) {
-                              std::string text(CodeName(static_cast<Code>(code)));
-                              if (context.match_element<std::string>(0)) {
-                                text += ": " + context.get_as<std::string>(0);
-                              }
-                              return text;
-                            });
 }
 
 caf::result<wire::AuthChallenge> AnswerHello(caf::local_actor* self, const std::string& secret,
@@ -394,7 +368,7 @@ Status ClientHandshake::Finish(const worker_actor& worker, const wire::WireStatu
 }
 
 Status ClientHandshake::Failed(caf::actor_system& system, const caf::error& err) const {
-  if (IsStatusError(err)) return StatusFromCafError(system, err).WithContext(who_);
+  if (CarriesStatus(err)) return FromCafError(system, err, who_);
   return errors::Unavailable("the authentication handshake failed: ", system.render(err));
 }
 

@@ -29,6 +29,7 @@
 
 #include <caf/fwd.hpp>
 
+#include "actors/caf_status.h"
 #include "actors/interfaces.h"
 #include "core/status.h"
 
@@ -43,7 +44,8 @@ namespace af::actors {
 // without a sender is refused: a remote peer can send anonymously, so
 // local code that messages a guarded actor must send with a sender.
 // Call it first thing in each handler, and answer a request with the
-// error (a Status field, or ToCafError for typed results).
+// error (a Status field, or ToCafError of actors/caf_status.h for typed
+// results).
 Status CheckPeer(caf::local_actor* self, std::string_view what, bool required);
 // The same, required when this process serves with a secret
 // (SetServingSecret): for actors beside the worker, such as a server's
@@ -73,13 +75,6 @@ void LogRefusal(const caf::node_id& node, const std::string& text);
 // again.
 void ForgetNode(const caf::node_id& node);
 
-// A refusal as a CAF error, for handlers whose answer has no status field.
-// Its category is registered by RegisterStatusErrors, so that
-// actor_system::render shows "UNAUTHENTICATED: refused ...".
-caf::error ToCafError(const Status& status);
-void RegisterStatusErrors(caf::actor_system_config& config);
-// The Status a ToCafError error carries; UNKNOWN with CAF's text for others.
-Status StatusFromCafError(caf::actor_system& system, const caf::error& err);
 
 // --- The handshake, server side (the worker's auth handlers) -----------
 

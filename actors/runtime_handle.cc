@@ -18,7 +18,7 @@
 #include "actors/master/local_master.h"
 #include "actors/master/master_actor.h"
 #include "actors/master/remote_master.h"
-#include "actors/queue/queue_factory.h"
+#include "actors/resources/resource_factories.h"
 #include "actors/worker/worker_actor.h"
 #include "core/cluster_spec.h"
 
@@ -138,7 +138,7 @@ Status RuntimeHandle::Create(const RuntimeOptions& options, std::unique_ptr<Runt
   }
   auto impl = std::make_unique<Impl>();
   impl->system = actors::AcquireActorSystem();
-  actors::InstallQueueFactory();  // kernels create queues as actors of this system
+  actors::InstallResourceFactories();  // kernels create queues (and accumulators, clocks) as actors
   Status s =
       options.target.empty() ? impl->StartMaster(options) : impl->StartRemoteMaster(options);
   if (!s.ok()) {

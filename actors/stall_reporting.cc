@@ -1,4 +1,5 @@
 #include "actors/stall_reporting.h"
+#include "core/logging.h"
 
 #include <cstdio>
 #include <mutex>
@@ -30,7 +31,7 @@ void ReportStall(const StallReporting& reporting, const std::string& what) {
   if (reporting.log) {
     reporting.log(line);
   } else {
-    std::fprintf(stderr, "%s\n", line.c_str());
+    AF_LOG(WARNING) << line;
   }
 }
 

@@ -16,7 +16,7 @@
 #include <caf/stateful_actor.hpp>
 
 #include "actors/actor_system_holder.h"
-#include "actors/queue/queue_factory.h"
+#include "actors/resources/resource_factories.h"
 #include "actors/virtual_transport.h"
 #include "actors/worker/worker_actor.h"
 #include "core/device_name.h"
@@ -345,7 +345,7 @@ Status VirtualCluster::Start(const VirtualClusterOptions& options,
     }
   }
   impl->system = actors::AcquireActorSystem();
-  actors::InstallQueueFactory();
+  actors::InstallResourceFactories();
   // Every task's options first, so that a bad fault spec spawns nothing.
   std::vector<std::pair<std::string, actors::WorkerOptions>> workers;
   for (const auto& [job, count] : options.jobs) {

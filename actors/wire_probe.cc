@@ -30,7 +30,7 @@ ProbeAnswer Ask(caf::scoped_actor& self, const worker_actor& worker, std::string
   ProbeAnswer answer{std::move(what), Status::OK()};
   self->request(worker, kAnswerTimeout, std::forward<Ts>(xs)...)
       .receive([&](Answer& a) { answer.status = extract(a); },
-               [&](caf::error& err) { answer.status = StatusFromCafError(self->system(), err); });
+               [&](caf::error& err) { answer.status = FromCafError(self->system(), err, ""); });
   return answer;
 }
 
@@ -93,7 +93,7 @@ Status ProbeWithoutHandshake(const std::string& host, uint16_t port,
   self->request(worker, kAnswerTimeout, open_master_atom::value, wire::MasterSessionRequest{})
       .receive([&](wire::WireStatus& s, caf::actor&,
                    std::vector<wire::DeviceInfo>&) { open_master.status = wire::FromWire(s); },
-               [&](caf::error& err) { open_master.status = StatusFromCafError(*system, err); });
+               [&](caf::error& err) { open_master.status = FromCafError(*system, err, ""); });
   answers->push_back(std::move(open_master));
   return Status::OK();
 }

@@ -10,13 +10,14 @@
 #include "actors/cluster_tls.h"
 #include "actors/master/master_service.h"
 #include "actors/peer_auth.h"
-#include "actors/queue/queue_factory.h"
+#include "actors/resources/resource_factories.h"
 #include "actors/worker/data_plane.h"
 #include "actors/worker/worker_actor.h"
 #include "core/cluster_secret.h"
 #include "core/cluster_spec.h"
 #include "core/device_name.h"
 #include "core/gpu/gpu_device_context.h"
+#include "core/logging.h"
 #include "core/fault_injection/fault_injector.h"
 
 namespace af {
@@ -58,9 +59,12 @@ Status WorkerServer::Start(const WorkerServerOptions& options,
   AF_RETURN_IF_ERROR(faults::FaultInjector::Create(
       options.faults, ClusterSpec::TaskName(options.job, options.task), &faults));
   actors::SetServingSecret(options.cluster_secret);
+  // The process's log lines name the task it serves, unless its embedder
+  // or launcher named it already.
+  if (LogTaskName().empty()) SetLogTaskName(ClusterSpec::TaskName(options.job, options.task));
   auto impl = std::make_unique<Impl>();
   impl->system = actors::AcquireActorSystem();
-  actors::InstallQueueFactory();  // kernels create queues as actors of this system
+  actors::InstallResourceFactories();  // kernels create queues (and accumulators, clocks) as actors
   actors::WorkerOptions worker;
   worker.job = options.job;
   worker.task = options.task;

@@ -1,7 +1,7 @@
 // bench_train_step: examples/s of one training step (forward, loss,
 // backward, SGD with momentum 0.9) for the MLP 784-256-256-10 and the Deep
 // MNIST CNN (examples/models) at batch 64 and 256 on synthetic data fed
-// from memory — the same step that ../shared/peers/torch_fmnist.py times
+// from memory — the same step that bench/peers/torch_fmnist.py times
 // for PyTorch. Prints the median step time as examples/s.
 //
 //   bench_train_step [--models mlp,cnn] [--batches 64,256] [--steps 200]

@@ -1,4 +1,5 @@
 #include "core/op_registry.h"
+#include "core/logging.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -58,8 +59,7 @@ namespace register_op {
 OpDefBuilderReceiver::OpDefBuilderReceiver(const OpDefBuilder& builder) {
   Status s = OpRegistry::Global()->Register(builder);
   if (!s.ok()) {
-    std::fprintf(stderr, "REGISTER_OP failed: %s\n", s.ToString().c_str());
-    std::abort();
+    AF_LOG(FATAL) << "REGISTER_OP failed: " << s.ToString();
   }
 }
 

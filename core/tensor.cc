@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/logging.h"
 #include "core/resource_handle.h"
 
 namespace af {
@@ -24,8 +25,7 @@ Tensor::Tensor(Allocator* allocator, DataType dtype, const TensorShape& shape)
     : dtype_(dtype), shape_(shape) {
   Status s = Allocate(allocator, dtype, shape, this);
   if (!s.ok()) {
-    std::fprintf(stderr, "actorflow: %s\n", s.ToString().c_str());
-    std::abort();
+    AF_LOG(FATAL) << s.ToString();
   }
 }
 
@@ -156,9 +156,9 @@ std::string Tensor::DebugString(int max_entries) const {
 }
 
 void Tensor::AbortWrongType(DataType requested) const {
-  std::fprintf(stderr, "actorflow: tensor of type %s accessed as %s\n",
-               DataTypeString(dtype_).c_str(), DataTypeString(requested).c_str());
-  std::abort();
+  AF_LOG(FATAL) << "tensor of type " << DataTypeString(dtype_) << " accessed as "
+                << DataTypeString(requested);
+  std::abort();  // not reached: a fatal line aborts
 }
 
 }  // namespace af

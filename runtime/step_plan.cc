@@ -5,6 +5,7 @@
 #include <map>
 
 #include "control-flow/partition_loop_control.h"
+#include "core/logging.h"
 #include "core/node_def_util.h"
 #include "graph/graph_def_import.h"
 #include "graph/partition.h"
@@ -77,7 +78,7 @@ Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
   placer_options.allow_soft_placement = SoftDevicePlacement();
   AF_RETURN_IF_ERROR(PlaceGraph(pruned.get(), device_infos, placer_options));
   if (LogDevicePlacement()) {
-    std::fprintf(stderr, "Device placement:\n%s", DescribeDevicePlacement(*pruned).c_str());
+    AF_LOG(INFO) << "Device placement:\n" << DescribeDevicePlacement(*pruned);
   }
 
   PartitionOptions partition_options;

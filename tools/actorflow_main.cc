@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "actors/wire_version.h"
+#include "core/logging.h"
 #include "tools/subcommands.h"
 
 namespace af::tools {
@@ -29,6 +30,9 @@ void PrintHelp(std::ostream& os) {
   }
   os << "  help        show this list, or `actorflow help <command>` for one command\n";
   os << "  --version   print the library version and the wire protocol version\n";
+  os << "\nEvery command takes --log_level debug|info|warning|error (default: info, or\n"
+        "ACTORFLOW_LOG_LEVEL); log lines carry the time, the level and the task\n"
+        "(ACTORFLOW_TASK_NAME, which `actorflow cluster` sets for each task).\n";
 }
 
 bool IsHelpFlag(std::string_view arg) { return arg == "--help" || arg == "-h"; }
@@ -78,5 +82,11 @@ int Main(const Args& args) {
 }  // namespace af::tools
 
 int main(int argc, char** argv) {
+  // Every subcommand takes --log_level (what follows "--" is another
+  // program's and is left alone).
+  if (std::string error; !af::ConsumeLogLevelFlag(&argc, argv, &error)) {
+    std::cerr << "actorflow: " << error << "\n";
+    return af::tools::kExitUsage;
+  }
   return af::tools::Main(af::tools::Args(argv + 1, argv + argc));
 }

@@ -303,6 +303,8 @@ class Launcher {
       // programs they start.
       t.env.push_back("TF_CONFIG={\"cluster\": " + cluster_json + ", \"task\": {\"type\": \"" +
                       t.job + "\", \"index\": " + std::to_string(t.index) + "}}");
+      // Each log line names its task (core/logging.h).
+      t.env.push_back("ACTORFLOW_TASK_NAME=/job:" + t.job + "/task:" + std::to_string(t.index));
       tasks_.push_back(std::move(t));
     }
     return Status::OK();

@@ -61,8 +61,8 @@ constexpr std::string_view kUsage =
     "  --faults SPEC       inject stragglers and message faults into this task, e.g.\n"
     "                      \"compute=exp:20ms;transport=const:1ms;drop=0.01;dup=0.001;seed=7\"\n"
     "                      (default: the spec in ACTORFLOW_FAULTS, whose task=/job:J/task:T\n"
-    "                      groups let one variable configure a whole cluster; README,\n"
-    "                      \"Injecting stragglers and faults\")\n"
+    "                      groups let one variable configure a whole cluster;\n"
+    "                      docs/fault-tolerance.md)\n"
     "  --exit-with-parent  stop when the parent process dies (for tests and launchers)\n";
 
 struct ServerFlags {

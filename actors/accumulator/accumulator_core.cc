@@ -39,7 +39,7 @@ bool AccumulatorCore::Arrive(std::shared_ptr<AccumulatorRequest> request) {
       return false;
     case Kind::kTake:
       if (r.withdraw_requested.load(std::memory_order_acquire)) {
-        r.Finish(errors::Cancelled("TakeGrad operation was cancelled"));
+        r.Finish(r.CancelledStatus());
         return false;
       }
       if (r.num_required < 1) {
@@ -114,7 +114,7 @@ void AccumulatorCore::Withdraw(uint64_t id, Code code) {
                                           " gradients from ", label_, " (it holds ",
                                           sum_->count(), ")"));
   } else {
-    take->Finish(errors::Cancelled("TakeGrad operation was cancelled"));
+    take->Finish(take->CancelledStatus());
   }
   // The place it held in line may let a smaller take through.
   Flush();

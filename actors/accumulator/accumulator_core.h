@@ -24,10 +24,11 @@
 
 #include "actors/accumulator/accumulator_request.h"
 #include "actors/accumulator/gradient_sum.h"
+#include "actors/resources/resource_core.h"
 
 namespace af::actors {
 
-class AccumulatorCore {
+class AccumulatorCore final : public ResourceCore {
  public:
   // `dropped` counts stale gradients where other threads can read it
   // (AccumulatorInterface::dropped_gradients); `warn` gets warnings (a
@@ -35,25 +36,30 @@ class AccumulatorCore {
   AccumulatorCore(AccumulatorSpec spec, std::shared_ptr<std::atomic<int64_t>> dropped,
                   std::function<void(const std::string&)> warn);
   // Fails the takes still waiting (the accumulator is going away).
-  ~AccumulatorCore();
+  ~AccumulatorCore() override;
   AccumulatorCore(const AccumulatorCore&) = delete;
   AccumulatorCore& operator=(const AccumulatorCore&) = delete;
 
   // Takes a request that just arrived and serves what it can. True when
   // the request is left waiting (the actor then arms its deadline).
   bool Arrive(std::shared_ptr<AccumulatorRequest> request);
+  bool Arrive(std::shared_ptr<WaitingRequest> request, int64_t /*now_ns*/) override {
+    return Arrive(std::static_pointer_cast<AccumulatorRequest>(std::move(request)));
+  }
 
   // Ends the waiting take `id` with `code` (CANCELLED or
   // DEADLINE_EXCEEDED). A take no longer waiting was served already:
   // nothing happens.
   void Withdraw(uint64_t id, Code code);
+  void Withdraw(uint64_t id, Code code, int64_t /*now_ns*/) override { Withdraw(id, code); }
 
   void FailAll(const Status& why);
 
   // The stall inspector's lines for takes that arrived before
   // `waiting_since_ns` and still wait, each reported once; whether any
   // take still waits at all (for the next inspection).
-  bool InspectStalls(int64_t now_ns, int64_t waiting_since_ns, std::vector<std::string>* lines);
+  bool InspectStalls(int64_t now_ns, int64_t waiting_since_ns,
+                     std::vector<std::string>* lines) override;
 
   const AccumulatorSpec& spec() const { return spec_; }
   int64_t global_step() const { return global_step_; }

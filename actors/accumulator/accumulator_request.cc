@@ -6,12 +6,7 @@ namespace af::actors {
 
 void AccumulatorRequest::Finish(const Status& status, AccumulatorGradient result, int32_t count,
                                 bool was_applied) {
-  if (finished) return;
-  finished = true;
-  if (cancellation != nullptr && token != CancellationManager::kInvalidToken) {
-    cancellation->Deregister(token);
-  }
-  cancellation = nullptr;
+  if (!BeginFinish()) return;
   switch (kind) {
     case Kind::kApply:
       if (applied) applied(status, was_applied);

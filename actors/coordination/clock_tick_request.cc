@@ -3,12 +3,7 @@
 namespace af::actors {
 
 void ClockTickRequest::Finish(const Status& status) {
-  if (finished) return;
-  finished = true;
-  if (cancellation != nullptr && token != CancellationManager::kInvalidToken) {
-    cancellation->Deregister(token);
-  }
-  cancellation = nullptr;
+  if (!BeginFinish()) return;
   if (done) done(status, clock);
   // The callback may hold the step: drop it now, not with the last copy.
   done = nullptr;

@@ -62,7 +62,7 @@ bool StalenessClockCore::Arrive(std::shared_ptr<ClockTickRequest> request, int64
   // Held to the end: letting it go may drop the list's reference.
   const std::shared_ptr<ClockTickRequest> keep = request;
   if (r.withdraw_requested.load(std::memory_order_acquire)) {
-    r.Finish(errors::Cancelled("StalenessClockTick was cancelled"));
+    r.Finish(r.CancelledStatus());
   } else {
     waiting_.push_back(std::move(request));
   }
@@ -150,7 +150,7 @@ void StalenessClockCore::Withdraw(uint64_t id, Code code, int64_t now_ns) {
     tick->Finish(errors::DeadlineExceeded("Timed out waiting on ", label_, ": ",
                                           Describe(*tick, now_ns)));
   } else {
-    tick->Finish(errors::Cancelled("StalenessClockTick was cancelled"));
+    tick->Finish(tick->CancelledStatus());
   }
 }
 

@@ -18,41 +18,46 @@
 #include <vector>
 
 #include "actors/coordination/clock_tick_request.h"
+#include "actors/resources/resource_core.h"
 
 namespace af::actors {
 
-class StalenessClockCore {
+class StalenessClockCore final : public ResourceCore {
  public:
   // `log` gets the elastic events (a worker left out of the minimum, a
   // worker rejoining); `now_ns` starts every worker's silence.
   StalenessClockCore(StalenessClockSpec spec, int64_t now_ns,
                      std::function<void(const std::string&)> log);
   // Fails the ticks still waiting (the clock is going away).
-  ~StalenessClockCore();
+  ~StalenessClockCore() override;
   StalenessClockCore(const StalenessClockCore&) = delete;
   StalenessClockCore& operator=(const StalenessClockCore&) = delete;
 
   // Records the tick that just arrived and lets go what it can. True when
   // the tick is left waiting (the actor then arms its deadline).
   bool Arrive(std::shared_ptr<ClockTickRequest> request, int64_t now_ns);
+  bool Arrive(std::shared_ptr<WaitingRequest> request, int64_t now_ns) override {
+    return Arrive(std::static_pointer_cast<ClockTickRequest>(std::move(request)), now_ns);
+  }
 
   // Ends the waiting tick `id` with `code` (CANCELLED or DEADLINE_EXCEEDED).
   // A tick no longer waiting was let go already: nothing happens.
-  void Withdraw(uint64_t id, Code code, int64_t now_ns);
+  void Withdraw(uint64_t id, Code code, int64_t now_ns) override;
 
   // Leaves out the workers silent for too long by `now_ns` and lets go the
   // ticks that no longer wait for them.
-  void Recheck(int64_t now_ns);
+  void Recheck(int64_t now_ns) override;
   // When a Recheck could next let a tick go: the first moment a worker that
   // holds one back counts as silent. 0: nothing to recheck.
-  int64_t NextRecheckNs() const;
+  int64_t NextRecheckNs() const override;
 
   void FailAll(const Status& why);
 
   // The stall inspector's lines for ticks that arrived before
   // `waiting_since_ns` and still wait, each reported once; whether any tick
   // still waits at all (for the next inspection).
-  bool InspectStalls(int64_t now_ns, int64_t waiting_since_ns, std::vector<std::string>* lines);
+  bool InspectStalls(int64_t now_ns, int64_t waiting_since_ns,
+                     std::vector<std::string>* lines) override;
 
   const StalenessClockSpec& spec() const { return spec_; }
   int64_t clock(int32_t worker) const { return clocks_[worker]; }

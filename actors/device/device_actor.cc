@@ -13,6 +13,7 @@
 #include "actors/any_thread_send.h"
 #include "actors/device/step_trace.h"
 #include "actors/worker/step_context.h"
+#include "core/logging.h"
 #include "core/memory_budget.h"
 #include "core/resource_mgr.h"
 #include "runtime/kernel_segment.h"
@@ -124,8 +125,7 @@ device_actor::behavior_type DeviceBehavior(DevicePointer self, DeviceActorOption
   if (!made.ok()) {
     // A GPU that cannot be opened still answers: every partition placed on
     // it fails to register with the reason.
-    std::fprintf(stderr, "actorflow: device %s unavailable: %s\n", options.name.c_str(),
-                 made.ToString().c_str());
+    AF_LOG(ERROR) << "device " << options.name << " unavailable: " << made.ToString();
     self->state.device = std::make_shared<LocalDevice>(options.name, options.type,
                                                        GetCpuAllocator(), 1,
                                                        options.incarnation);

@@ -7,6 +7,7 @@
 #include <caf/sec.hpp>
 #include <caf/send.hpp>
 
+#include "actors/caf_status.h"
 #include "actors/health_events.h"
 #include "actors/master/master_state.h"
 
@@ -80,12 +81,8 @@ Status CheckNames(const MasterState& st, const RunCall& call) {
 
 Status ErrorFromCaf(MasterPointer self, const caf::error& err, const WorkerRecord& worker,
                     std::string_view what) {
-  if (err == caf::sec::request_timeout) {
-    return errors::DeadlineExceeded(what, ": worker ", worker.worker.address,
-                                    " did not answer before the deadline");
-  }
-  return errors::Unavailable(what, ": worker ", worker.worker.address,
-                             " failed: ", self->system().render(err));
+  return FromCafError(self->system(), err,
+                      std::string(what) + ": worker " + worker.worker.address);
 }
 
 caf::duration TimeLeft(const RunCall& call) {

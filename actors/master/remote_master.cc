@@ -12,6 +12,8 @@
 #include <caf/system_messages.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "actors/caf_status.h"
+
 namespace af::actors {
 namespace {
 
@@ -47,14 +49,9 @@ caf::duration RequestTimeout(const ClientCall& call) {
   return caf::duration(std::chrono::milliseconds(MillisLeft(call)) + kReplyGrace);
 }
 
-Status FromCafError(ProxyPointer self, const caf::error& err, std::string_view what) {
-  const std::string why = self->system().render(err);
-  if (err == caf::sec::request_timeout) {
-    return errors::DeadlineExceeded(what, ": no answer from the master at ", self->state.target,
-                                    " before the deadline");
-  }
-  return errors::Unavailable(what, ": the master at ", self->state.target,
-                             " did not answer: ", why);
+Status MasterCallFailed(ProxyPointer self, const caf::error& err, std::string_view what) {
+  return af::actors::FromCafError(self->system(), err,
+                      std::string(what) + ": the master at " + self->state.target);
 }
 
 // Admits a call: fails it at once when the session is not open or the
@@ -106,7 +103,7 @@ void Init(ProxyPointer self, std::shared_ptr<InitCall> call) {
             }
             call->Finish(Status::OK());
           },
-          [=](caf::error& err) { call->Finish(FromCafError(self, err, "Session")); });
+          [=](caf::error& err) { call->Finish(MasterCallFailed(self, err, "Session")); });
 }
 
 void Extend(ProxyPointer self, std::shared_ptr<ExtendCall> call) {
@@ -119,7 +116,7 @@ void Extend(ProxyPointer self, std::shared_ptr<ExtendCall> call) {
   self->request(self->state.session, RequestTimeout(*call), extend_atom::value, std::move(bytes),
                 MillisLeft(*call))
       .then([=](wire::WireStatus& status) { Finish(self, id, wire::FromWire(status)); },
-            [=](caf::error& err) { Finish(self, id, FromCafError(self, err, "Extend")); });
+            [=](caf::error& err) { Finish(self, id, MasterCallFailed(self, err, "Extend")); });
 }
 
 void Run(ProxyPointer self, std::shared_ptr<RunCall> call) {
@@ -154,7 +151,7 @@ void Run(ProxyPointer self, std::shared_ptr<RunCall> call) {
             }
             Finish(self, id, std::move(s));
           },
-          [=](caf::error& err) { Finish(self, id, FromCafError(self, err, "Run")); });
+          [=](caf::error& err) { Finish(self, id, MasterCallFailed(self, err, "Run")); });
 }
 
 void Containers(ProxyPointer self, std::shared_ptr<ContainerCall> call) {
@@ -168,7 +165,7 @@ void Containers(ProxyPointer self, std::shared_ptr<ContainerCall> call) {
             call->listing = std::move(listing);
             Finish(self, id, wire::FromWire(status));
           },
-          [=](caf::error& err) { Finish(self, id, FromCafError(self, err, what)); });
+          [=](caf::error& err) { Finish(self, id, MasterCallFailed(self, err, what)); });
 }
 
 void Stats(ProxyPointer self, std::shared_ptr<StatsCall> call) {
@@ -180,7 +177,7 @@ void Stats(ProxyPointer self, std::shared_ptr<StatsCall> call) {
             call->stats = stats;
             Finish(self, id, wire::FromWire(status));
           },
-          [=](caf::error& err) { Finish(self, id, FromCafError(self, err, "GetStats")); });
+          [=](caf::error& err) { Finish(self, id, MasterCallFailed(self, err, "GetStats")); });
 }
 
 void Close(ProxyPointer self, std::shared_ptr<CloseCall> call) {
@@ -195,7 +192,7 @@ void Close(ProxyPointer self, std::shared_ptr<CloseCall> call) {
             self->state.lost = errors::FailedPrecondition("the session was closed");
             Finish(self, id, wire::FromWire(status));
           },
-          [=](caf::error& err) { Finish(self, id, FromCafError(self, err, "Close")); });
+          [=](caf::error& err) { Finish(self, id, MasterCallFailed(self, err, "Close")); });
 }
 
 master_actor::behavior_type RemoteMasterBehavior(ProxyPointer self, worker_actor server,

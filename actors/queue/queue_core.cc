@@ -45,7 +45,7 @@ bool QueueCore::Arrive(std::shared_ptr<QueueRequest> request) {
   const std::shared_ptr<QueueRequest> keep = request;
   QueueRequest& r = *request;
   if (r.blocks() && r.withdraw_requested.load(std::memory_order_acquire)) {
-    r.Finish(errors::Cancelled(r.is_enqueue() ? "Enqueue" : "Dequeue", " operation was cancelled"));
+    r.Finish(r.CancelledStatus());
     return false;
   }
   switch (r.kind) {
@@ -94,7 +94,7 @@ void QueueCore::Close(const std::shared_ptr<QueueRequest>& request) {
   if (request->cancel_pending_enqueues) {
     RequestQueue cancelled;
     cancelled.swap(enqueues_);
-    for (auto& e : cancelled) e->Finish(errors::Cancelled("Enqueue operation was cancelled"));
+    for (auto& e : cancelled) e->Finish(e->CancelledStatus());
   }
   request->Finish(Status::OK());
   Flush();
@@ -117,7 +117,7 @@ void QueueCore::Withdraw(uint64_t id, Code code) {
                                                " (requested ", request->count,
                                                ", current size ", store_->size(), ")");
     } else {
-      why = errors::Cancelled(enqueue ? "Enqueue" : "Dequeue", " operation was cancelled");
+      why = request->CancelledStatus();
     }
     request->Finish(why);
     // The elements it gave back, or the place it held in line, may let

@@ -21,25 +21,30 @@
 
 #include "actors/queue/element_store.h"
 #include "actors/queue/queue_request.h"
+#include "actors/resources/resource_core.h"
 
 namespace af::actors {
 
-class QueueCore {
+class QueueCore final : public ResourceCore {
  public:
   explicit QueueCore(QueueSpec spec);
   // Fails whatever still waits (the queue is going away).
-  ~QueueCore();
+  ~QueueCore() override;
   QueueCore(const QueueCore&) = delete;
   QueueCore& operator=(const QueueCore&) = delete;
 
   // Takes a request that just arrived and serves what it can. True when
   // the request is left waiting (the actor then arms its deadline).
   bool Arrive(std::shared_ptr<QueueRequest> request);
+  bool Arrive(std::shared_ptr<WaitingRequest> request, int64_t /*now_ns*/) override {
+    return Arrive(std::static_pointer_cast<QueueRequest>(std::move(request)));
+  }
 
   // Ends the waiting request `id` with `code` (CANCELLED or
   // DEADLINE_EXCEEDED). A request that is no longer waiting was served or
   // refused already: nothing happens.
   void Withdraw(uint64_t id, Code code);
+  void Withdraw(uint64_t id, Code code, int64_t /*now_ns*/) override { Withdraw(id, code); }
 
   // Ends every waiting request with `why`.
   void FailAll(const Status& why);
@@ -47,7 +52,8 @@ class QueueCore {
   // The stall inspector's lines for requests that arrived before
   // `waiting_since_ns` and still wait, each reported once; whether any
   // request still waits at all (for the next inspection).
-  bool InspectStalls(int64_t now_ns, int64_t waiting_since_ns, std::vector<std::string>* lines);
+  bool InspectStalls(int64_t now_ns, int64_t waiting_since_ns,
+                     std::vector<std::string>* lines) override;
 
   const QueueSpec& spec() const { return spec_; }
   size_t size() const { return store_->size(); }

@@ -4,13 +4,12 @@
 
 namespace af::actors {
 
+Status QueueRequest::CancelledStatus() const {
+  return errors::Cancelled(is_enqueue() ? "Enqueue" : "Dequeue", " operation was cancelled");
+}
+
 void QueueRequest::Finish(const Status& status, Tuple tuple, int32_t size, bool closed) {
-  if (finished) return;
-  finished = true;
-  if (cancellation != nullptr && token != CancellationManager::kInvalidToken) {
-    cancellation->Deregister(token);
-  }
-  cancellation = nullptr;
+  if (!BeginFinish()) return;
   switch (kind) {
     case Kind::kEnqueue:
     case Kind::kEnqueueMany:

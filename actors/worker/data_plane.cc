@@ -8,6 +8,7 @@
 
 #include "actors/any_thread_send.h"
 #include "actors/worker/chunk_sender.h"
+#include "core/logging.h"
 #include "core/net/tcp_socket.h"
 #include "core/net/tensor_frame.h"
 
@@ -49,10 +50,8 @@ std::shared_ptr<DataPlane> DataPlane::Start(const std::string& host, const std::
   };
   Status s = net::TensorReceiver::Start(host, secret, std::move(handlers), &plane->receiver_);
   if (!s.ok()) {
-    std::fprintf(stderr,
-                 "actorflow data plane: cannot listen on %s (%s); large tensors of this worker "
-                 "cross through CAF\n",
-                 host.c_str(), s.ToString().c_str());
+    AF_LOG(WARNING) << "data plane: cannot listen on " << host << " (" << s.ToString()
+                    << "); large tensors of this worker cross through CAF";
     return nullptr;
   }
   return plane;

@@ -1,12 +1,11 @@
 #include "actors/worker/fault_hooks.h"
-
-#include <cstdio>
+#include "core/logging.h"
 
 namespace af::actors {
 
 void FaultHooks::Log(const std::string& line) const {
   if (log) return log(line);
-  std::fprintf(stderr, "actorflow %s\n", line.c_str());
+  AF_LOG(INFO) << line;
 }
 
 }  // namespace af::actors

@@ -22,6 +22,7 @@
 #include "actors/incoming_tensors.h"
 #include "actors/worker/push_outbox.h"
 #include "actors/wire_handshake.h"
+#include "core/logging.h"
 #include "core/server_limits.h"
 
 namespace af::actors {
@@ -78,9 +79,8 @@ void CloseSession(WorkerPointer self, int64_t session_id, const Status& why) {
 // memory did not come back after a client died finds the reason here).
 void FreeOrphanedSession(WorkerPointer self, int64_t session_id, const Status& why) {
   if (self->state.sessions.count(session_id) == 0) return;
-  std::fprintf(stderr, "actorflow worker %s: freed session %lld: %s\n",
-               self->state.task_name.c_str(), static_cast<long long>(session_id),
-               why.message().c_str());
+  AF_LOG(WARNING) << "worker " << self->state.task_name << ": freed session " << session_id
+                  << ": " << why.message();
   CloseSession(self, session_id, why);
 }
 
@@ -185,9 +185,9 @@ caf::result<wire::WireStatus> DialPeersThenAnswer(
                     });
               },
               [=, host = host, port = port](caf::error& err) mutable {
-                std::fprintf(stderr, "actorflow worker %s: could not dial peer %s:%u: %s\n",
-                             self->state.task_name.c_str(), host.c_str(),
-                             static_cast<unsigned>(port), self->system().render(err).c_str());
+                AF_LOG(WARNING) << "worker " << self->state.task_name
+                                << ": could not dial peer " << host << ":" << port << ": "
+                                << self->system().render(err);
                 one_done();
               });
   }

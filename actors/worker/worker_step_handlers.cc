@@ -23,6 +23,7 @@
 #include "actors/worker/fault_hooks.h"
 #include "actors/device/device_actor.h"
 #include "actors/worker/push_outbox.h"
+#include "core/logging.h"
 #include "core/server_limits.h"
 
 namespace af::actors {
@@ -52,9 +53,8 @@ void NoteDelivery(WorkerState& st, const Status& s) {
   uint64_t power = 1;
   while (power < n) power *= 10;
   if (power != n) return;
-  std::fprintf(stderr, "actorflow worker %s: %llu duplicated tensor%s ignored (latest: %s)\n",
-               st.task_name.c_str(), static_cast<unsigned long long>(n), n == 1 ? "" : "s",
-               s.message().c_str());
+  AF_LOG(WARNING) << "worker " << st.task_name << ": " << n << " duplicated tensor"
+                  << (n == 1 ? "" : "s") << " ignored (latest: " << s.message() << ")";
 }
 
 // CAF frames a message with a 32-bit length and does not check it, so a

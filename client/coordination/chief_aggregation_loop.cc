@@ -1,4 +1,5 @@
 #include "client/coordination/chief_aggregation_loop.h"
+#include "core/logging.h"
 
 #include <algorithm>
 #include <chrono>
@@ -80,7 +81,7 @@ bool ChiefAggregationLoop::Pause(int64_t ms) {
 }
 
 void ChiefAggregationLoop::Log(const std::string& line) const {
-  std::fprintf(stderr, "actorflow: %s chief: %s\n", name_.c_str(), line.c_str());
+  AF_LOG(INFO) << name_ << " chief: " << line;
 }
 
 void ChiefAggregationLoop::Run() {

@@ -1,4 +1,5 @@
 #include "client/training/training_log.h"
+#include "core/logging.h"
 
 #include <cstdio>
 
@@ -11,8 +12,7 @@ std::string FormatSeconds(double seconds) {
 }
 
 void LogToStderr(const std::string& line) {
-  // One fprintf per line, so that lines of several threads do not mix.
-  std::fprintf(stderr, "actorflow: training: %s\n", line.c_str());
+  AF_LOG(INFO) << "training: " << line;
 }
 
 }  // namespace af

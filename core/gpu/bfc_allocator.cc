@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/asan_poison.h"
+#include "core/logging.h"
 
 namespace af::gpu {
 
@@ -229,10 +230,8 @@ void BfcAllocator::DeallocateRaw(void* ptr, size_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = in_use_.find(ptr);
   if (it == in_use_.end()) {
-    std::fprintf(stderr,
-                 "actorflow: allocator %s: freeing %p (%zu bytes), which it does not hold\n",
-                 name_.c_str(), ptr, bytes);
-    std::abort();
+    AF_LOG(FATAL) << "allocator " << name_ << ": freeing " << ptr << " (" << bytes
+                  << " bytes), which it does not hold";
   }
   Chunk* c = it->second;
   in_use_.erase(it);

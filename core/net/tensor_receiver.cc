@@ -14,6 +14,7 @@
 
 #include "core/allocator.h"
 #include "core/cluster_secret.h"
+#include "core/logging.h"
 #include "core/net/data_handshake.h"
 #include "core/net/sealed_stream.h"
 #include "core/net/tcp_socket.h"
@@ -83,7 +84,7 @@ void TensorReceiver::Log(const std::string& line) const {
   if (handlers_.log) {
     handlers_.log(line);
   } else {
-    std::fprintf(stderr, "actorflow data plane: %s\n", line.c_str());
+    AF_LOG(WARNING) << "data plane: " << line;
   }
 }
 

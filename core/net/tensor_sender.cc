@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/cluster_secret.h"
+#include "core/logging.h"
 #include "core/net/data_handshake.h"
 #include "core/net/sealed_stream.h"
 #include "core/net/tcp_socket.h"
@@ -52,7 +53,7 @@ void TensorSender::Log(const std::string& line) const {
   if (log_) {
     log_(line);
   } else {
-    std::fprintf(stderr, "actorflow data plane: %s\n", line.c_str());
+    AF_LOG(WARNING) << "data plane: " << line;
   }
 }
 

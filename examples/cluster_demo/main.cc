@@ -21,6 +21,7 @@
 #include "client/standard_ops.h"
 #include "core/cluster_secret.h"
 #include "core/cluster_spec.h"
+#include "core/logging.h"
 
 namespace af::cluster_demo {
 namespace {
@@ -171,7 +172,7 @@ int RunChief(const Task& task, const Options& options, const sigset_t& stop) {
       traced = true;
       continue;
     } else {
-      std::fprintf(stderr, "af_cluster_demo: step %d: %s\n", step, s.ToString().c_str());
+      AF_LOG(ERROR) << "step " << step << ": " << s.ToString();
       return 1;
     }
     if (const int signal = WaitForStopSignal(stop, options.interval_ms); signal != 0) {
@@ -185,6 +186,10 @@ int RunChief(const Task& task, const Options& options, const sigset_t& stop) {
 
 int Main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);  // the launcher's log shows each step as it happens
+  if (std::string error; !ConsumeLogLevelFlag(&argc, argv, &error)) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], error.c_str());
+    return 2;
+  }
   Options options;
   if (!ParseOptions(argc, argv, &options)) {
     std::fprintf(stderr, "usage: af_cluster_demo [--steps N] [--interval-ms M]\n");

@@ -1,3 +1,4 @@
+#include "core/logging.h"
 #include "examples/fashion_mnist/distributed_trainer.h"
 
 #include <algorithm>
@@ -159,7 +160,7 @@ Status TrainDistributed(const Options& o, const ClusterTask& task, DistributedRe
   report->num_workers = task.num_workers();
   report->num_ps = task.num_ps();
   const auto log = [&](const std::string& line) {
-    std::fprintf(stderr, "%s: %s\n", report->task.c_str(), line.c_str());
+    AF_LOG(INFO) << line;
   };
 
   ProtocolOptions protocol_options;
@@ -213,7 +214,7 @@ Status TrainDistributed(const Options& o, const ClusterTask& task, DistributedRe
   mts.task_name = report->task + (task.is_chief() ? " (chief)" : "");
   auto stop_hook = StopAtStepHook::AtStep(last_step);
   mts.hooks = {std::make_shared<CoordinationProtocolHook>(protocol), stop_hook};
-  mts.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  mts.log = [](const std::string& line) { AF_LOG(INFO) << line; };
   std::unique_ptr<MonitoredTrainingSession> session;
   AF_RETURN_IF_ERROR(MonitoredTrainingSession::Create(root, mts, &session));
 

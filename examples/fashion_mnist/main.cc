@@ -1,6 +1,6 @@
 // fashion_mnist: trains the MLP or the Deep MNIST CNN on Fashion-MNIST with
 // Actorflow and prints test accuracy, wall time and examples/s. The last
-// stdout line is one JSON object (as ../shared/peers/torch_fmnist.py prints).
+// stdout line is one JSON object (as bench/peers/torch_fmnist.py prints).
 // Given a cluster (TF_CONFIG, or --cluster/--job/--task) it is one worker
 // of a data-parallel training (examples/fashion_mnist/distributed_trainer.h).
 #include <sys/resource.h>
@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/logging.h"
 #include "examples/fashion_mnist/cluster_task.h"
 #include "examples/fashion_mnist/distributed_trainer.h"
 #include "examples/fashion_mnist/options.h"
@@ -91,6 +92,10 @@ void PrintDistributedReport(const af::fmnist::Options& o,
 
 int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
+  if (std::string error; !af::ConsumeLogLevelFlag(&argc, argv, &error)) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], error.c_str());
+    return 2;
+  }
   af::fmnist::Options options;
   bool help = false;
   af::Status s = af::fmnist::ParseOptions(argc, argv, &options, &help);

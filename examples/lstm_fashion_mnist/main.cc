@@ -15,6 +15,7 @@
 #include "client/optimizers/adam.h"
 #include "client/standard_ops.h"
 #include "client/variables.h"
+#include "core/logging.h"
 #include "examples/fashion_mnist/batch_sampler.h"
 #include "examples/fashion_mnist/input_pipeline.h"
 #include "examples/models/lstm_model.h"
@@ -137,6 +138,10 @@ Status Train(const Options& o) {
 }  // namespace af
 
 int main(int argc, char** argv) {
+  if (std::string error; !af::ConsumeLogLevelFlag(&argc, argv, &error)) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], error.c_str());
+    return 2;
+  }
   af::Options options;
   af::Status s = af::ParseOptions(argc, argv, &options);
   if (!s.ok()) {

@@ -24,6 +24,7 @@
 #include "client/standard_ops.h"
 #include "core/cluster_secret.h"
 #include "core/cluster_spec.h"
+#include "core/logging.h"
 
 namespace af::split_loop {
 namespace {
@@ -107,6 +108,10 @@ int RunChief(const ClusterSpec& spec, int iterations) {
 
 int Main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (std::string error; !ConsumeLogLevelFlag(&argc, argv, &error)) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], error.c_str());
+    return 2;
+  }
   int iterations = 1000;
   if (argc == 3 && std::strcmp(argv[1], "--iterations") == 0 && std::atoi(argv[2]) >= 0) {
     iterations = std::atoi(argv[2]);

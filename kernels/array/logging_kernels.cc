@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/kernel_registry.h"
+#include "core/logging.h"
 #include "core/op_kernel.h"
 
 namespace af {
@@ -53,7 +54,7 @@ class PrintOp : public OpKernel {
     std::string line = message_;
     for (int i = 1; i < ctx->num_inputs(); ++i)
       line += "[" + ctx->input(i).DebugString(static_cast<int>(summarize_)) + "]";
-    std::fprintf(stderr, "%s\n", line.c_str());
+    AF_LOG(INFO) << line;
   }
 
  private:

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "actors/queue/queue_factory.h"
+#include "actors/resources/resource_factories.h"
 #include "core/accumulator_interface.h"
 #include "core/cancellation.h"
 
@@ -23,7 +23,7 @@ namespace {
 constexpr auto kWait = std::chrono::seconds(20);
 
 ResourceRef<AccumulatorInterface> NewAccumulator(const std::string& name) {
-  InstallQueueFactory();  // installs the accumulators' factory too
+  InstallResourceFactories();
   AccumulatorSpec spec;
   spec.name = name;
   spec.dtype = DT_FLOAT;

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "actors/queue/queue_factory.h"
+#include "actors/resources/resource_factories.h"
 #include "core/cancellation.h"
 #include "core/queue_interface.h"
 
@@ -20,7 +20,7 @@ namespace {
 constexpr auto kWait = std::chrono::seconds(20);
 
 ResourceRef<QueueInterface> NewIntQueue(const std::string& name) {
-  InstallQueueFactory();
+  InstallResourceFactories();
   QueueSpec spec;
   spec.name = name;
   spec.component_types = {DT_INT32};

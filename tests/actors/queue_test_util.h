@@ -10,12 +10,9 @@
 
 #include "client/client_session.h"
 #include "client/standard_ops.h"
+#include "tests/test_util.h"
 
 namespace af::testing {
-
-inline bool Contains(const Status& s, const std::string& text) {
-  return s.message().find(text) != std::string::npos;
-}
 
 inline std::vector<int32_t> Ints(const Tensor& t) {
   return std::vector<int32_t>(t.data<int32_t>(), t.data<int32_t>() + t.NumElements());

@@ -15,13 +15,10 @@
 
 #include "client/coordination/ssp_protocol.h"
 #include "tests/client/coordination_test_util.h"
+#include "tests/test_util.h"
 
 namespace af::testing {
 namespace {
-
-bool Mentions(const Status& s, const std::string& text) {
-  return s.message().find(text) != std::string::npos;
-}
 
 BOOST_AUTO_TEST_SUITE(coordination_protocols)
 

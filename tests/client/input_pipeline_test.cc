@@ -160,7 +160,7 @@ BOOST_AUTO_TEST_CASE(corrupt_tfrecord_is_data_loss_through_a_session) {
   AF_CHECK_OK(coord.Join(std::chrono::seconds(60)));
 }
 
-// The Fashion-MNIST pipeline of the README on a small gzipped IDX pair.
+// The Fashion-MNIST pipeline of docs/input-pipelines.md on a small gzipped IDX pair.
 BOOST_AUTO_TEST_CASE(idx_images_and_labels_decoded_to_float_batches) {
   ScratchDir dir;
   const uint32_t n = 6;

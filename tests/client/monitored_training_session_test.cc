@@ -21,6 +21,7 @@
 #include "client/training/stop_at_step_hook.h"
 #include "tests/client/training_test_util.h"
 #include "tests/temp_dir_test_util.h"
+#include "tests/test_util.h"
 
 namespace af {
 namespace {
@@ -29,9 +30,7 @@ using testing::FaultHook;
 using testing::LinearModel;
 using testing::TempDir;
 
-bool Contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testing::Contains;
 
 // Boost.Test's log is not thread-safe, and a non-chief logs from its own
 // thread: only the test's thread writes to it.

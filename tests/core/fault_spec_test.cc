@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/fault_injection/fault_spec.h"
+#include "tests/test_util.h"
 
 namespace af::faults {
 namespace {
@@ -28,9 +29,7 @@ std::string ErrorOf(std::string_view text) {
   return s.message();
 }
 
-bool Contains(const std::string& text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::Contains;
 
 BOOST_AUTO_TEST_CASE(the_example_spec_sets_every_field_it_names) {
   const FaultSpec spec =

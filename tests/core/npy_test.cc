@@ -8,6 +8,7 @@
 
 #include "core/npy.h"
 #include "serialization_test_util.h"
+#include "tests/test_util.h"
 
 namespace af {
 namespace {
@@ -71,9 +72,7 @@ Status ParseStatus(std::string_view bytes) {
   return ParseNpy(bytes, &t);
 }
 
-bool Contains(const Status& s, std::string_view what) {
-  return s.message().find(what) != std::string::npos;
-}
+using testing::Contains;
 
 // A version 1.0 image with a hand-written header dict (padded like numpy).
 std::string NpyWithHeader(std::string_view dict, std::string_view data, int major = 1) {

@@ -10,6 +10,7 @@
 
 #include "core/node_def_util.h"
 #include "core/op_registry.h"
+#include "tests/test_util.h"
 
 namespace af::test {
 
@@ -39,8 +40,6 @@ inline OpRegistrationData Finalized(const OpDefBuilder& builder) {
   return data;
 }
 
-inline bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using testing::Contains;
 
 }  // namespace af::test

@@ -6,6 +6,7 @@
 #include "core/tensor_proto.h"
 #include "proto/graph.pb.h"
 #include "serialization_test_util.h"
+#include "tests/test_util.h"
 
 namespace af {
 namespace {
@@ -33,9 +34,7 @@ Status DecodeStatus(const TensorProto& p) {
   return TensorFromProto(p, &t);
 }
 
-bool Contains(const Status& s, std::string_view what) {
-  return s.message().find(what) != std::string::npos;
-}
+using testing::Contains;
 
 BOOST_AUTO_TEST_SUITE(tensor_proto)
 

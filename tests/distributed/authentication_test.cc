@@ -238,7 +238,7 @@ BOOST_AUTO_TEST_CASE(a_peer_that_skips_the_handshake_is_refused_everything) {
   server.Stop(SIGTERM);
   const std::string& log = server.output();
   BOOST_TEST_MESSAGE("the server's log:\n" << log);
-  BOOST_TEST(log.find("actorflow server: refused TensorPush from node ") != std::string::npos,
+  BOOST_TEST(log.find("server: refused TensorPush from node ") != std::string::npos,
              log);
   BOOST_TEST(log.find(": not authenticated (no cluster secret proven)") != std::string::npos,
              log);

@@ -237,7 +237,7 @@ void ExpectOrphanFreed(int fault, const std::string& reason) {
   }
   // The workers' default: lost after max(10 s, 4x the master's heartbeat
   // loss time); wait well beyond it.
-  const std::string line = "actorflow worker /job:worker/replica:0/task:1: freed session";
+  const std::string line = "worker /job:worker/replica:0/task:1: freed session";
   BOOST_TEST(other.WaitForOutput(line, std::chrono::seconds(30)), other.output());
   BOOST_TEST(other.output().find(reason) != std::string::npos, other.output());
   BOOST_TEST_MESSAGE("worker 1 freed the session "

@@ -16,6 +16,7 @@
 #include "client/session.h"
 #include "core/cluster_spec.h"
 #include "tests/distributed/server_process.h"
+#include "tests/test_util.h"
 
 namespace af {
 namespace {
@@ -58,9 +59,7 @@ Status OpenSession(SessionOptions options) {
   return s;
 }
 
-bool Has(const std::string& text, const std::string& what) {
-  return text.find(what) != std::string::npos;
-}
+using testing::Contains;
 
 std::string Mismatch(const std::string& peer, uint32_t peer_wire, uint32_t own_wire) {
   return WireMismatchMessage(peer, peer_wire, LibraryVersion(), own_wire, LibraryVersion());
@@ -73,22 +72,22 @@ BOOST_AUTO_TEST_CASE(the_refusal_names_both_versions_and_the_fix) {
              "the server at 127.0.0.1:5000 speaks Actorflow wire protocol 2 (Actorflow 0.11.0); "
              "this process speaks 3 (Actorflow 0.12.0): run the same Actorflow version on every "
              "process of a cluster");
-  BOOST_TEST(Has(WireMismatchMessage("the server at h:1", 0, "", 1, "0.12.0"),
-                 "the server at h:1 speaks a wire protocol older than 1"));
+  BOOST_TEST(Contains(WireMismatchMessage("the server at h:1", 0, "", 1, "0.12.0"),
+                      "the server at h:1 speaks a wire protocol older than 1"));
   BOOST_TEST(WireProtocolVersion() == kWireProtocolVersion);
 }
 
 BOOST_AUTO_TEST_CASE(the_command_line_prints_both_versions) {
   std::string output;
   BOOST_TEST_REQUIRE(testing::RunActorflow({"--version"}, &output) == 0, output);
-  BOOST_TEST(Has(output, LibraryVersion()), output);
-  BOOST_TEST(Has(output, "wire protocol " + std::to_string(kWireProtocolVersion)), output);
+  BOOST_TEST(Contains(output, LibraryVersion()), output);
+  BOOST_TEST(Contains(output, "wire protocol " + std::to_string(kWireProtocolVersion)), output);
 }
 
 BOOST_AUTO_TEST_CASE(a_server_of_another_version_refuses_a_session) {
   ServerProcess server;
   StartServer(&server, {}, kOtherVersion);
-  BOOST_TEST(Has(server.output(), "wire protocol " + std::to_string(kOtherVersion)),
+  BOOST_TEST(Contains(server.output(), "wire protocol " + std::to_string(kOtherVersion)),
              server.output());
   const std::string expected =
       Mismatch("the server at " + server.address(), kOtherVersion, kWireProtocolVersion);
@@ -102,7 +101,7 @@ BOOST_AUTO_TEST_CASE(a_server_of_another_version_refuses_a_session) {
     Status s = OpenSession(options);
     BOOST_TEST_MESSAGE(s);
     BOOST_TEST(s.code() == Code::FAILED_PRECONDITION, s);
-    BOOST_TEST(Has(s.message(), expected), s);
+    BOOST_TEST(Contains(s.message(), expected), s);
   }
   // The server logged the mismatch too.
   BOOST_TEST(server.WaitForOutput("speaks Actorflow wire protocol " +
@@ -121,8 +120,8 @@ BOOST_AUTO_TEST_CASE(a_client_of_another_version_is_refused_by_a_server) {
     Status s = OpenSession(options);
     BOOST_TEST_MESSAGE(s);
     BOOST_TEST(s.code() == Code::FAILED_PRECONDITION, s);
-    BOOST_TEST(Has(s.message(), Mismatch("the server at " + server.address(),
-                                         kWireProtocolVersion, kOtherVersion)),
+    BOOST_TEST(Contains(s.message(), Mismatch("the server at " + server.address(),
+                                              kWireProtocolVersion, kOtherVersion)),
                s);
   }
   BOOST_TEST(server.WaitForOutput("it speaks Actorflow wire protocol " +
@@ -151,8 +150,8 @@ BOOST_AUTO_TEST_CASE(servers_of_different_versions_fail_the_session_between_them
   Status s = OpenSession(options);
   BOOST_TEST_MESSAGE(s);
   BOOST_TEST(s.code() == Code::FAILED_PRECONDITION, s);
-  BOOST_TEST(Has(s.message(), Mismatch("/job:ps/replica:0/task:0 at " + Address(ports[0]),
-                                       kOtherVersion, kWireProtocolVersion)),
+  BOOST_TEST(Contains(s.message(), Mismatch("/job:ps/replica:0/task:0 at " + Address(ports[0]),
+                                            kOtherVersion, kWireProtocolVersion)),
              s);
 }
 
@@ -167,7 +166,7 @@ BOOST_AUTO_TEST_CASE(a_server_executes_nothing_for_a_peer_that_skipped_the_excha
     BOOST_TEST_MESSAGE(answer.what << ": " << answer.status);
     BOOST_TEST(answer.status.code() == Code::FAILED_PRECONDITION,
                answer.what << ": " << answer.status);
-    BOOST_TEST(Has(answer.status.message(), "never made the wire-protocol version exchange"),
+    BOOST_TEST(Contains(answer.status.message(), "never made the wire-protocol version exchange"),
                answer.what << ": " << answer.status);
   }
 }
@@ -176,8 +175,9 @@ BOOST_AUTO_TEST_CASE(a_server_older_than_the_exchange_is_refused) {
   const Status s = actors::ConnectToServerOlderThanVersions();
   BOOST_TEST_MESSAGE(s);
   BOOST_TEST(s.code() == Code::FAILED_PRECONDITION, s);
-  BOOST_TEST(Has(s.message(), "speaks a wire protocol older than 1"), s);
-  BOOST_TEST(Has(s.message(), "this process speaks " + std::to_string(kWireProtocolVersion)), s);
+  BOOST_TEST(Contains(s.message(), "speaks a wire protocol older than 1"), s);
+  BOOST_TEST(Contains(s.message(), "this process speaks " + std::to_string(kWireProtocolVersion)),
+             s);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -26,6 +26,7 @@
 #include "core/types.h"
 #include "tests/gpu/gpu_kernel_runner.h"
 #include "tests/kernels/op_test_util.h"
+#include "tests/test_util.h"
 
 namespace af::test {
 
@@ -44,9 +45,7 @@ inline Tensor Int32Vector(const Ints& v) {
 
 inline Tensor Int64Vector(const Ints& v) { return Tensor::FromVector<int64_t>(v); }
 
-inline bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using testing::Contains;
 
 // ---- narrow float types -----------------------------------------------
 

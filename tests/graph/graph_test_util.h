@@ -13,6 +13,7 @@
 #include "core/op_registry.h"
 #include "graph/graph.h"
 #include "graph/graph_def_import.h"
+#include "tests/test_util.h"
 
 namespace af::testing {
 
@@ -37,10 +38,6 @@ inline tensorflow::GraphDef ParseText(const std::string& text) {
 
 inline Status ImportText(const std::string& text, Graph* g, const ImportOptions& options = {}) {
   return ImportGraphDef(ParseText(text), g, options);
-}
-
-inline bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
 }
 
 // NodeDef text for the common cases, to keep test graphs readable.

@@ -15,6 +15,7 @@
 #include "core/shape_inference.h"
 #include "graph/graph.h"
 #include "graph/graph_def_import.h"
+#include "tests/test_util.h"
 
 namespace af::pass_testing {
 
@@ -22,9 +23,7 @@ inline const std::string kCpu0 = "/job:localhost/replica:0/task:0/device:CPU:0";
 inline const std::string kCpu1 = "/job:localhost/replica:0/task:0/device:CPU:1";
 inline const std::string kGpu0 = "/job:localhost/replica:0/task:0/device:GPU:0";
 
-inline bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using testing::Contains;
 
 // Const's output shape is the shape of its "value" attr.
 inline Status ConstShape(InferenceContext* c) {

@@ -3,13 +3,12 @@
 #include <string>
 
 #include "tests/kernels/op_test_util.h"
+#include "tests/test_util.h"
 
 namespace af::test {
 namespace {
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using testing::Contains;
 
 BOOST_AUTO_TEST_SUITE(array_ops)
 

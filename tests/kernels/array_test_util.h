@@ -10,12 +10,11 @@
 #include <vector>
 
 #include "tests/kernels/op_test_util.h"
+#include "tests/test_util.h"
 
 namespace af::test {
 
-inline bool HasSubstr(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using testing::Contains;
 
 // A 1-D int tensor (DT_INT32 or DT_INT64).
 Tensor Ints(const std::vector<int64_t>& values, DataType dtype = DT_INT32);

@@ -103,7 +103,7 @@ BOOST_AUTO_TEST_CASE(concat_rejects_mismatched_shapes_and_bad_axes) {
     BOOST_REQUIRE(!out.ok());
     BOOST_CHECK_EQUAL(out.status().code(), Code::INVALID_ARGUMENT);
     BOOST_CHECK_MESSAGE(
-        HasSubstr(out.status().message(), "node 'cat' (op 'ConcatV2'): " + c.message),
+        Contains(out.status().message(), "node 'cat' (op 'ConcatV2'): " + c.message),
         out.status().ToString());
   }
 }
@@ -128,9 +128,9 @@ BOOST_AUTO_TEST_CASE(concat_offset_gives_each_inputs_start) {
   bad.Input(IntScalar(1)).Input(Ints({2, 3})).Input(Ints({4, 3}));
   auto out = bad.Run();
   BOOST_REQUIRE(!out.ok());
-  BOOST_CHECK_MESSAGE(HasSubstr(out.status().message(),
-                                "All dimensions except 1 must match. Input 1 has shape [4,3] and "
-                                "doesn't match input 0 with shape [2,3]."),
+  BOOST_CHECK_MESSAGE(Contains(out.status().message(),
+                               "All dimensions except 1 must match. Input 1 has shape [4,3] and "
+                               "doesn't match input 0 with shape [2,3]."),
                       out.status().ToString());
 }
 
@@ -169,10 +169,10 @@ BOOST_AUTO_TEST_CASE(pack_stacks_along_any_axis) {
   bad.Input(Tensor(DT_FLOAT, TensorShape{2})).Input(Tensor(DT_FLOAT, TensorShape{3}));
   auto out = bad.Run();
   BOOST_REQUIRE(!out.ok());
-  BOOST_CHECK_MESSAGE(HasSubstr(out.status().message(),
-                                "node 'stack' (op 'Pack'): Shapes of all inputs must match: "
-                                "values[0].shape = [2] != values[1].shape = [3]"),
-                      out.status().ToString());
+  BOOST_CHECK_MESSAGE(
+      Contains(out.status().message(), "node 'stack' (op 'Pack'): Shapes of all inputs must match: "
+                                       "values[0].shape = [2] != values[1].shape = [3]"),
+      out.status().ToString());
 }
 
 int64_t DimProductBefore(const TensorShape& shape, int a) {
@@ -265,10 +265,10 @@ BOOST_AUTO_TEST_CASE(split_errors_name_the_node) {
         .Attr("num_split", int64_t{3});
     auto out = runner.Run();
     BOOST_REQUIRE(!out.ok());
-    BOOST_CHECK_MESSAGE(HasSubstr(out.status().message(),
-                                  "node 'sp' (op 'Split'): Number of ways to split should evenly "
-                                  "divide the split dimension, but got split_dim 1 (size = 7) "
-                                  "and num_split 3"),
+    BOOST_CHECK_MESSAGE(Contains(out.status().message(),
+                                 "node 'sp' (op 'Split'): Number of ways to split should evenly "
+                                 "divide the split dimension, but got split_dim 1 (size = 7) "
+                                 "and num_split 3"),
                         out.status().ToString());
   }
   {
@@ -279,7 +279,7 @@ BOOST_AUTO_TEST_CASE(split_errors_name_the_node) {
     runner.Attr("num_split", int64_t{2});
     auto out = runner.Run();
     BOOST_REQUIRE(!out.ok());
-    BOOST_CHECK_MESSAGE(HasSubstr(out.status().message(), "Got: 4 vs. 5"), out.status().ToString());
+    BOOST_CHECK_MESSAGE(Contains(out.status().message(), "Got: 4 vs. 5"), out.status().ToString());
   }
   {
     KernelRunner runner("SplitV", "spv");
@@ -289,7 +289,7 @@ BOOST_AUTO_TEST_CASE(split_errors_name_the_node) {
     runner.Attr("num_split", int64_t{2});
     auto out = runner.Run();
     BOOST_REQUIRE(!out.ok());
-    BOOST_CHECK_MESSAGE(HasSubstr(out.status().message(), "There can only be one -1"),
+    BOOST_CHECK_MESSAGE(Contains(out.status().message(), "There can only be one -1"),
                         out.status().ToString());
   }
   {
@@ -297,9 +297,9 @@ BOOST_AUTO_TEST_CASE(split_errors_name_the_node) {
     runner.Input(Tensor(DT_FLOAT, TensorShape{2, 3})).Attr("num", int64_t{3});
     auto out = runner.Run();
     BOOST_REQUIRE(!out.ok());
-    BOOST_CHECK_MESSAGE(HasSubstr(out.status().message(),
-                                  "node 'un' (op 'Unpack'): Input shape axis 0 must equal 3, got "
-                                  "shape [2,3]"),
+    BOOST_CHECK_MESSAGE(Contains(out.status().message(),
+                                 "node 'un' (op 'Unpack'): Input shape axis 0 must equal 3, got "
+                                 "shape [2,3]"),
                         out.status().ToString());
   }
 }

@@ -7,13 +7,12 @@
 
 #include "core/op_kernel.h"
 #include "tests/kernels/conv_reference.h"
+#include "tests/test_util.h"
 
 namespace af::test {
 namespace {
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using testing::Contains;
 
 std::vector<ConvCase> Cases() {
   std::vector<ConvCase> cases;

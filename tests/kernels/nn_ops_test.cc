@@ -5,13 +5,12 @@
 #include <vector>
 
 #include "tests/kernels/op_test_util.h"
+#include "tests/test_util.h"
 
 namespace af::test {
 namespace {
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using testing::Contains;
 
 template <typename T>
 void CheckBiasAdd(const TensorShape& shape, bool nchw, uint32_t seed) {

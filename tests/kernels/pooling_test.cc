@@ -7,13 +7,12 @@
 #include <vector>
 
 #include "tests/kernels/op_test_util.h"
+#include "tests/test_util.h"
 
 namespace af::test {
 namespace {
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using testing::Contains;
 
 struct PoolCase {
   PoolCase(std::string name, TensorShape input, std::vector<int64_t> ksize,

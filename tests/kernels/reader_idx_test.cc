@@ -9,6 +9,7 @@
 
 #include "tests/kernels/reader_test_util.h"
 #include "tests/record_file_test_util.h"
+#include "tests/test_util.h"
 
 namespace af::test {
 namespace {
@@ -37,9 +38,7 @@ std::string Labels(const std::vector<uint8_t>& labels) {
   return out;
 }
 
-bool Mentions(const Status& s, const std::string& text) {
-  return s.message().find(text) != std::string::npos;
-}
+using testing::Mentions;
 
 BOOST_AUTO_TEST_SUITE(reader_idx)
 

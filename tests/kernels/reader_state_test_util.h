@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tests/kernels/reader_test_util.h"
+#include "tests/test_util.h"
 
 namespace af::test {
 
@@ -35,9 +36,7 @@ inline Status ResetReader(const Tensor& reader) {
 // The work unit of a key "<file>:<index>".
 inline std::string FileOfKey(const std::string& key) { return key.substr(0, key.rfind(':')); }
 
-inline bool Mentions(const Status& s, const std::string& text) {
-  return s.message().find(text) != std::string::npos;
-}
+using testing::Mentions;
 
 // Until a read is parked on the queue (a guard, not a timing assertion:
 // gives up after a minute so a broken reader fails instead of hanging).

@@ -8,6 +8,7 @@
 
 #include "core/io/record_writer.h"
 #include "tests/kernels/reader_test_util.h"
+#include "tests/test_util.h"
 
 namespace af::test {
 namespace {
@@ -27,9 +28,7 @@ uint64_t OffsetOf(size_t i) {
   return offset;
 }
 
-bool Mentions(const Status& s, const std::string& text) {
-  return s.message().find(text) != std::string::npos;
-}
+using testing::Mentions;
 
 BOOST_AUTO_TEST_SUITE(reader_tfrecord)
 

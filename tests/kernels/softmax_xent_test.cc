@@ -6,13 +6,12 @@
 #include <vector>
 
 #include "tests/kernels/op_test_util.h"
+#include "tests/test_util.h"
 
 namespace af::test {
 namespace {
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using testing::Contains;
 
 // Row r of logits as doubles; `row_of` maps a broadcast row.
 std::vector<double> LogSoftmaxRow(const Tensor& logits, int64_t row, int64_t classes,

@@ -7,13 +7,12 @@
 #include "core/resource_mgr.h"
 #include "core/variable.h"
 #include "tests/kernels/state_test_util.h"
+#include "tests/test_util.h"
 
 namespace af::test {
 namespace {
 
-bool Contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testing::Contains;
 
 BOOST_AUTO_TEST_SUITE(state_variables)
 

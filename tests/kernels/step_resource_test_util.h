@@ -12,6 +12,7 @@
 #include "core/resource_handle.h"
 #include "core/step_resources.h"
 #include "tests/kernels/op_test_util.h"
+#include "tests/test_util.h"
 
 namespace af::test {
 
@@ -66,8 +67,6 @@ inline std::string HandleName(const Tensor& handle) {
   return h->name;
 }
 
-inline bool ContainsText(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testing::Contains;
 
 }  // namespace af::test

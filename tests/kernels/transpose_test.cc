@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(bad_permutations_are_rejected_naming_the_node) {
     BOOST_REQUIRE(!out.ok());
     BOOST_CHECK_EQUAL(out.status().code(), Code::INVALID_ARGUMENT);
     BOOST_CHECK_MESSAGE(
-        HasSubstr(out.status().message(), "node 'tr' (op 'Transpose'): " + c.message),
+        Contains(out.status().message(), "node 'tr' (op 'Transpose'): " + c.message),
         out.status().ToString());
   }
 }
@@ -139,7 +139,7 @@ BOOST_AUTO_TEST_CASE(invert_permutation_inverts_and_rejects_non_permutations) {
     auto out = runner.Run();
     BOOST_REQUIRE(!out.ok());
     BOOST_CHECK_MESSAGE(
-        HasSubstr(out.status().message(), "node 'inv' (op 'InvertPermutation'): " + c.message),
+        Contains(out.status().message(), "node 'inv' (op 'InvertPermutation'): " + c.message),
         out.status().ToString());
   }
 }

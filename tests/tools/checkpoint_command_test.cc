@@ -8,6 +8,7 @@
 
 #include "tests/process_test_util.h"
 #include "tests/temp_dir_test_util.h"
+#include "tests/test_util.h"
 
 namespace {
 
@@ -17,9 +18,7 @@ Result Actorflow(const std::string& args) {
   return af::testing::RunCommand(std::string(AF_ACTORFLOW_BIN) + " " + args);
 }
 
-bool Contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using af::testing::Contains;
 
 using TempDir = af::testing::TempDir;
 

@@ -15,6 +15,7 @@
 #include "core/io/record_writer.h"
 #include "tests/process_test_util.h"
 #include "tests/temp_dir_test_util.h"
+#include "tests/test_util.h"
 
 namespace af {
 namespace {
@@ -26,9 +27,7 @@ Result Events(const std::string& args) {
   return testing::RunCommand(std::string(AF_ACTORFLOW_BIN) + " events " + args);
 }
 
-bool Contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testing::Contains;
 
 std::string ReadBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

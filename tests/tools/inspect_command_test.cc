@@ -10,6 +10,7 @@
 #include "proto/graph.pb.h"
 
 #include "tests/process_test_util.h"
+#include "tests/test_util.h"
 
 namespace {
 
@@ -21,9 +22,7 @@ Result RunActorflow(const std::string& args) {
 
 std::string Data(const std::string& file) { return std::string(AF_TEST_DATA_DIR) + "/" + file; }
 
-bool Contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using af::testing::Contains;
 
 BOOST_AUTO_TEST_CASE(inspect_fc_layers_graph) {
   Result r = RunActorflow("inspect " + Data("tf2onnx_fc_layers_frozen.pb"));

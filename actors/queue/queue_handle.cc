@@ -1,18 +1,18 @@
-#include "actors/queue/actor_queue.h"
+#include "actors/queue/queue_handle.h"
 
 #include <utility>
 
 #include <caf/actor_system.hpp>
 
-#include "actors/any_thread_send.h"
 #include "actors/queue/queue_batch.h"
+#include "actors/queue/queue_core.h"
 #include "actors/queue/queue_validation.h"
 
 namespace af::actors {
 
 using Kind = QueueRequest::Kind;
 
-Status ActorQueue::Create(caf::actor_system& system, const QueueSpec& spec,
+Status QueueHandle::Create(caf::actor_system& system, const QueueSpec& spec,
                           QueueInterface** out) {
   if (spec.component_types.empty()) {
     return errors::InvalidArgument(QueueLabel(spec), ": a queue needs at least one component");
@@ -23,42 +23,21 @@ Status ActorQueue::Create(caf::actor_system& system, const QueueSpec& spec,
                                    " component types but ", spec.component_shapes.size(),
                                    " shapes");
   }
-  *out = new ActorQueue(spec, SpawnQueueActor(system, spec));
+  *out = new QueueHandle(system, spec);
   return Status::OK();
 }
 
-ActorQueue::ActorQueue(QueueSpec spec, queue_actor actor)
-    : spec_(std::move(spec)), actor_(std::move(actor)) {}
+QueueHandle::QueueHandle(caf::actor_system& system, QueueSpec spec)
+    : spec_(std::move(spec)), mailbox_(system, std::make_shared<QueueCore>(spec_)) {}
 
-ActorQueue::~ActorQueue() { SendFromAnyThread(actor_, queue_stop_atom::value); }
-
-void ActorQueue::Submit(std::shared_ptr<QueueRequest> request, CancellationManager* cancellation) {
-  request->id = next_id_.fetch_add(1, std::memory_order_relaxed);
+void QueueHandle::Submit(std::shared_ptr<QueueRequest> request,
+                         CancellationManager* cancellation) {
   Ref();
   request->keep_alive = ResourceRef<QueueInterface>(this);
-  if (cancellation != nullptr && request->blocks()) {
-    // The flag covers a cancellation that overtakes the request itself:
-    // its withdrawal finds nothing, and the request is refused on arrival.
-    std::weak_ptr<QueueRequest> weak = request;
-    const uint64_t id = request->id;
-    queue_actor actor = actor_;
-    const CancellationManager::Token token = cancellation->Register([weak, id, actor]() {
-      if (auto r = weak.lock()) r->withdraw_requested.store(true, std::memory_order_release);
-      SendFromAnyThread(actor, queue_withdraw_atom::value, id,
-                        static_cast<int32_t>(Code::CANCELLED));
-    });
-    if (token == CancellationManager::kInvalidToken) {
-      request->Finish(errors::Cancelled(request->is_enqueue() ? "Enqueue" : "Dequeue",
-                                        " operation was cancelled"));
-      return;
-    }
-    request->cancellation = cancellation;
-    request->token = token;
-  }
-  SendFromAnyThread(actor_, queue_request_atom::value, std::move(request));
+  mailbox_.Submit(std::move(request), cancellation);
 }
 
-void ActorQueue::Enqueue(Tuple element, CancellationManager* cancellation, int64_t deadline_ns,
+void QueueHandle::Enqueue(Tuple element, CancellationManager* cancellation, int64_t deadline_ns,
                          DoneCallback done) {
   Status s = ValidateElement(spec_, element);
   if (!s.ok()) return done(s);
@@ -70,7 +49,7 @@ void ActorQueue::Enqueue(Tuple element, CancellationManager* cancellation, int64
   Submit(std::move(request), cancellation);
 }
 
-void ActorQueue::EnqueueMany(Tuple batch, CancellationManager* cancellation, int64_t deadline_ns,
+void QueueHandle::EnqueueMany(Tuple batch, CancellationManager* cancellation, int64_t deadline_ns,
                              DoneCallback done) {
   Status s = ValidateBatch(spec_, batch);
   auto request = std::make_shared<QueueRequest>();
@@ -83,7 +62,7 @@ void ActorQueue::EnqueueMany(Tuple batch, CancellationManager* cancellation, int
   Submit(std::move(request), cancellation);
 }
 
-void ActorQueue::Dequeue(CancellationManager* cancellation, int64_t deadline_ns,
+void QueueHandle::Dequeue(CancellationManager* cancellation, int64_t deadline_ns,
                          DequeueCallback done) {
   auto request = std::make_shared<QueueRequest>();
   request->kind = Kind::kDequeue;
@@ -92,7 +71,7 @@ void ActorQueue::Dequeue(CancellationManager* cancellation, int64_t deadline_ns,
   Submit(std::move(request), cancellation);
 }
 
-void ActorQueue::DequeueMany(int32_t n, bool allow_smaller, CancellationManager* cancellation,
+void QueueHandle::DequeueMany(int32_t n, bool allow_smaller, CancellationManager* cancellation,
                              int64_t deadline_ns, DequeueCallback done) {
   Status s = CheckCanDequeueMany(spec_);
   if (s.ok() && n < 0) {
@@ -110,7 +89,7 @@ void ActorQueue::DequeueMany(int32_t n, bool allow_smaller, CancellationManager*
   Submit(std::move(request), cancellation);
 }
 
-void ActorQueue::Close(bool cancel_pending_enqueues, DoneCallback done) {
+void QueueHandle::Close(bool cancel_pending_enqueues, DoneCallback done) {
   auto request = std::make_shared<QueueRequest>();
   request->kind = Kind::kClose;
   request->cancel_pending_enqueues = cancel_pending_enqueues;
@@ -118,23 +97,23 @@ void ActorQueue::Close(bool cancel_pending_enqueues, DoneCallback done) {
   Submit(std::move(request), nullptr);
 }
 
-void ActorQueue::Size(SizeCallback done) {
+void QueueHandle::Size(SizeCallback done) {
   auto request = std::make_shared<QueueRequest>();
   request->kind = Kind::kSize;
   request->sized = std::move(done);
   Submit(std::move(request), nullptr);
 }
 
-void ActorQueue::IsClosed(IsClosedCallback done) {
+void QueueHandle::IsClosed(IsClosedCallback done) {
   auto request = std::make_shared<QueueRequest>();
   request->kind = Kind::kIsClosed;
   request->is_closed = std::move(done);
   Submit(std::move(request), nullptr);
 }
 
-Status ActorQueue::MatchesSpec(const QueueSpec& other) const { return SpecsMatch(spec_, other); }
+Status QueueHandle::MatchesSpec(const QueueSpec& other) const { return SpecsMatch(spec_, other); }
 
-std::string ActorQueue::DebugString() const {
+std::string QueueHandle::DebugString() const {
   std::string out = QueueLabel(spec_) + " capacity ";
   out += spec_.capacity < 0 ? std::string("unbounded") : std::to_string(spec_.capacity);
   return out;

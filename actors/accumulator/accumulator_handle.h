@@ -1,12 +1,8 @@
-// ActorAccumulator: the AccumulatorInterface kernels use, implemented by
-// messaging the accumulator's actor (the queue's ActorQueue scheme). Each
-// operation becomes an AccumulatorRequest with a fresh id; the actor
-// answers through the request's callback, on the actor's thread.
-//
-// Waiting ends in the actor, never here: a deadline is a delayed message
-// the actor sends itself, and a cancellation sends it "withdraw(id)". The
-// actor withdraws the take if it still waits, or ignores the message if it
-// served it already.
+// AccumulatorHandle: the AccumulatorInterface kernels use, implemented by
+// messaging the accumulator's resource actor
+// (actors/resources/resource_mailbox.h says how requests travel, wait and
+// are withdrawn). Each operation becomes an AccumulatorRequest; the
+// accumulator's core (accumulator_core.h) decides its outcome.
 #pragma once
 
 #include <atomic>
@@ -14,12 +10,14 @@
 #include <memory>
 #include <string>
 
-#include "actors/accumulator/accumulator_actor.h"
+#include "actors/resources/resource_mailbox.h"
 #include "core/accumulator_interface.h"
 
 namespace af::actors {
 
-class ActorAccumulator final : public AccumulatorInterface {
+struct AccumulatorRequest;
+
+class AccumulatorHandle final : public AccumulatorInterface {
  public:
   // Spawns the accumulator's actor in `system`.
   static Status Create(caf::actor_system& system, const AccumulatorSpec& spec,
@@ -40,17 +38,17 @@ class ActorAccumulator final : public AccumulatorInterface {
   std::string DebugString() const override;
 
  private:
-  ActorAccumulator(AccumulatorSpec spec, std::shared_ptr<std::atomic<int64_t>> dropped,
-                   accumulator_actor actor);
-  ~ActorAccumulator() override;  // stops the actor (requests in flight hold references)
+  AccumulatorHandle(caf::actor_system& system, AccumulatorSpec spec);
+  ~AccumulatorHandle() override = default;  // the mailbox stops the actor
 
-  // Registers the request's cancellation (takes) and sends it to the actor.
+  // Keeps the accumulator alive until the request's callback ran, then
+  // submits it.
   void Submit(std::shared_ptr<AccumulatorRequest> request, CancellationManager* cancellation);
 
   const AccumulatorSpec spec_;
+  // The core's count of stale gradients, which other threads read.
   const std::shared_ptr<std::atomic<int64_t>> dropped_;
-  accumulator_actor actor_;
-  std::atomic<uint64_t> next_id_{1};
+  ResourceMailbox mailbox_;
 };
 
 }  // namespace af::actors

@@ -1,26 +1,19 @@
-// ActorQueue: the QueueInterface kernels use, implemented by messaging the
-// queue's actor. Each operation becomes a QueueRequest with a fresh id;
-// the actor answers through the request's callback, on the actor's thread
-// (callers hand longer work to their own threads).
-//
-// Waiting ends in the actor, never here: a deadline is a delayed message
-// the actor sends itself, and a cancellation sends it "withdraw(id)". The
-// actor withdraws the request if it still waits, or ignores the message if
-// it served it already — so an operation that gave up never takes an
-// element, and one that was served is never lost.
+// QueueHandle: the QueueInterface kernels use, implemented by messaging the
+// queue's resource actor (actors/resources/resource_mailbox.h says how
+// requests travel, wait and are withdrawn). Each operation becomes a
+// QueueRequest; the queue's core (queue_core.h) decides its outcome.
 #pragma once
 
-#include <atomic>
-#include <cstdint>
-#include <memory>
 #include <string>
 
-#include "actors/queue/queue_actor.h"
+#include "actors/resources/resource_mailbox.h"
 #include "core/queue_interface.h"
 
 namespace af::actors {
 
-class ActorQueue final : public QueueInterface {
+struct QueueRequest;
+
+class QueueHandle final : public QueueInterface {
  public:
   // Spawns the queue's actor in `system`.
   static Status Create(caf::actor_system& system, const QueueSpec& spec, QueueInterface** out);
@@ -42,15 +35,14 @@ class ActorQueue final : public QueueInterface {
   std::string DebugString() const override;
 
  private:
-  ActorQueue(QueueSpec spec, queue_actor actor);
-  ~ActorQueue() override;  // stops the actor (nothing waits: requests hold references)
+  QueueHandle(caf::actor_system& system, QueueSpec spec);
+  ~QueueHandle() override = default;  // the mailbox stops the actor
 
-  // Registers the request's cancellation and sends it to the actor.
+  // Keeps the queue alive until the request's callback ran, then submits it.
   void Submit(std::shared_ptr<QueueRequest> request, CancellationManager* cancellation);
 
   const QueueSpec spec_;
-  queue_actor actor_;
-  std::atomic<uint64_t> next_id_{1};
+  ResourceMailbox mailbox_;
 };
 
 }  // namespace af::actors
