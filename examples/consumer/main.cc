@@ -12,10 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "client/client_session.h"
-#include "client/optimizers/gradient_descent.h"
-#include "client/standard_ops.h"
-#include "core/version.h"
+// The installed headers' own spelling: <actorflow/...>.
+#include <actorflow/client/client_session.h>
+#include <actorflow/client/optimizers/gradient_descent.h>
+#include <actorflow/client/standard_ops.h>
+#include <actorflow/core/version.h>
 
 namespace {
 
