@@ -14,6 +14,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <caf/typed_response_promise.hpp>
 
+#include "actors/admitted_handler.h"
 #include "actors/cluster_connect.h"
 #include "actors/master/master_actor.h"
 #include "actors/peer_auth.h"
@@ -110,114 +111,112 @@ master_session_actor::behavior_type MasterSessionBehavior(SessionPointer self,
     EndSession(self);
     self->quit();
   });
+  const auto admit = [self](std::string_view what) { return CheckPeer(self, what); };
   return {
-      [=](extend_atom, std::string& graph_bytes, int64_t timeout_ms)
-          -> caf::result<wire::WireStatus> {
-        if (Status s = CheckPeer(self, "Extend"); !s.ok()) return wire::ToWire(s);
-        // The size before parsing it, the nodes after.
-        if (Status s = CheckGraphLimits("Extend", static_cast<int64_t>(graph_bytes.size()), -1);
-            !s.ok()) {
-          return wire::ToWire(s);
-        }
-        auto call = std::make_shared<ExtendCall>();
-        if (!call->graph.ParseFromString(graph_bytes)) {
-          return wire::ToWire(
-              errors::InvalidArgument("Extend: the GraphDef sent by the client does not parse"));
-        }
-        if (Status s = CheckGraphLimits("Extend", static_cast<int64_t>(graph_bytes.size()),
-                                        call->graph.node_size());
-            !s.ok()) {
-          return wire::ToWire(s);
-        }
-        call->deadline = DeadlineIn(timeout_ms);
-        auto promise = self->make_response_promise<wire::WireStatus>();
-        Forward<extend_atom, ExtendCall>(
-            self, extend_atom::value, std::move(call),
-            [promise](ExtendCall& done) mutable { promise.deliver(wire::ToWire(done.status)); });
-        return promise;
-      },
-      [=](run_atom, wire::RunStepRequest& req) -> caf::result<wire::RunStepResponse> {
-        if (Status s = CheckPeer(self, "Run"); !s.ok()) {
-          wire::RunStepResponse refused;
-          refused.status = wire::ToWire(s);
-          return refused;
-        }
-        if (req.feed_names.size() != req.feed_values.size()) {
-          wire::RunStepResponse bad;
-          bad.status = wire::ToWire(errors::InvalidArgument(
-              "Run: ", req.feed_names.size(), " feed names but ", req.feed_values.size(),
-              " feed values"));
-          return bad;
-        }
-        auto call = std::make_shared<RunCall>();
-        call->feeds.reserve(req.feed_names.size());
-        for (size_t i = 0; i < req.feed_names.size(); ++i) {
-          call->feeds.emplace_back(std::move(req.feed_names[i]), std::move(req.feed_values[i]));
-        }
-        call->fetches = std::move(req.fetches);
-        call->targets = std::move(req.targets);
-        call->trace = req.trace;
-        call->deadline = DeadlineIn(req.timeout_ms);
-        auto promise = self->make_response_promise<wire::RunStepResponse>();
-        Forward<run_atom, RunCall>(self, run_atom::value, std::move(call),
-                                   [promise](RunCall& done) mutable {
-                                     wire::RunStepResponse response;
-                                     response.status = wire::ToWire(done.status);
-                                     if (done.status.ok()) {
-                                       response.outputs = std::move(done.outputs);
-                                       if (done.trace) {
-                                         done.step_stats.SerializeToString(&response.step_stats);
-                                       }
-                                     }
-                                     promise.deliver(std::move(response));
-                                   });
-        return promise;
-      },
-      [=](containers_atom, bool list, std::vector<std::string>& containers, int64_t timeout_ms)
-          -> caf::result<wire::WireStatus, std::vector<ContainerListing>> {
-        if (Status s = CheckPeer(self, "Containers"); !s.ok()) {
-          return {wire::ToWire(s), std::vector<ContainerListing>{}};
-        }
-        auto call = std::make_shared<ContainerCall>();
-        call->list = list;
-        call->containers = std::move(containers);
-        call->deadline = DeadlineIn(timeout_ms);
-        auto promise =
-            self->make_response_promise<wire::WireStatus, std::vector<ContainerListing>>();
-        Forward<containers_atom, ContainerCall>(
-            self, containers_atom::value, std::move(call), [promise](ContainerCall& done) mutable {
-              promise.deliver(wire::ToWire(done.status), std::move(done.listing));
-            });
-        return promise;
-      },
-      [=](stats_atom, int64_t timeout_ms) -> caf::result<wire::WireStatus, SessionStats> {
-        if (Status s = CheckPeer(self, "GetStats"); !s.ok()) {
-          return {wire::ToWire(s), SessionStats{}};
-        }
-        auto call = std::make_shared<StatsCall>();
-        call->deadline = DeadlineIn(timeout_ms);
-        auto promise = self->make_response_promise<wire::WireStatus, SessionStats>();
-        Forward<stats_atom, StatsCall>(self, stats_atom::value, std::move(call),
-                                       [promise](StatsCall& done) mutable {
-                                         promise.deliver(wire::ToWire(done.status), done.stats);
-                                       });
-        return promise;
-      },
-      [=](close_atom, int64_t timeout_ms) -> caf::result<wire::WireStatus> {
-        if (Status s = CheckPeer(self, "Close"); !s.ok()) return wire::ToWire(s);
-        auto call = std::make_shared<CloseCall>();
-        call->deadline = DeadlineIn(timeout_ms);
-        auto promise = self->make_response_promise<wire::WireStatus>();
-        Forward<close_atom, CloseCall>(self, close_atom::value, std::move(call),
-                                       [self, promise](CloseCall& done) mutable {
-                                         promise.deliver(wire::ToWire(done.status));
-                                         self->state.closed = true;
-                                         caf::anon_send_exit(self->state.master,
-                                                             caf::exit_reason::user_shutdown);
-                                         self->quit();
-                                       });
-        return promise;
-      },
+      Admitted(admit, "Extend",
+               [=](extend_atom, std::string& graph_bytes,
+                   int64_t timeout_ms) -> caf::result<wire::WireStatus> {
+                 // The size before parsing it, the nodes after.
+                 if (Status s =
+                         CheckGraphLimits("Extend", static_cast<int64_t>(graph_bytes.size()), -1);
+                     !s.ok()) {
+                   return wire::ToWire(s);
+                 }
+                 auto call = std::make_shared<ExtendCall>();
+                 if (!call->graph.ParseFromString(graph_bytes)) {
+                   return wire::ToWire(errors::InvalidArgument(
+                       "Extend: the GraphDef sent by the client does not parse"));
+                 }
+                 if (Status s = CheckGraphLimits("Extend", static_cast<int64_t>(graph_bytes.size()),
+                                                 call->graph.node_size());
+                     !s.ok()) {
+                   return wire::ToWire(s);
+                 }
+                 call->deadline = DeadlineIn(timeout_ms);
+                 auto promise = self->make_response_promise<wire::WireStatus>();
+                 Forward<extend_atom, ExtendCall>(self, extend_atom::value, std::move(call),
+                                                  [promise](ExtendCall& done) mutable {
+                                                    promise.deliver(wire::ToWire(done.status));
+                                                  });
+                 return promise;
+               }),
+      Admitted(admit, "Run",
+               [=](run_atom, wire::RunStepRequest& req) -> caf::result<wire::RunStepResponse> {
+                 if (req.feed_names.size() != req.feed_values.size()) {
+                   wire::RunStepResponse bad;
+                   bad.status = wire::ToWire(
+                       errors::InvalidArgument("Run: ", req.feed_names.size(), " feed names but ",
+                                               req.feed_values.size(), " feed values"));
+                   return bad;
+                 }
+                 auto call = std::make_shared<RunCall>();
+                 call->feeds.reserve(req.feed_names.size());
+                 for (size_t i = 0; i < req.feed_names.size(); ++i) {
+                   call->feeds.emplace_back(std::move(req.feed_names[i]),
+                                            std::move(req.feed_values[i]));
+                 }
+                 call->fetches = std::move(req.fetches);
+                 call->targets = std::move(req.targets);
+                 call->trace = req.trace;
+                 call->deadline = DeadlineIn(req.timeout_ms);
+                 auto promise = self->make_response_promise<wire::RunStepResponse>();
+                 Forward<run_atom, RunCall>(
+                     self, run_atom::value, std::move(call), [promise](RunCall& done) mutable {
+                       wire::RunStepResponse response;
+                       response.status = wire::ToWire(done.status);
+                       if (done.status.ok()) {
+                         response.outputs = std::move(done.outputs);
+                         if (done.trace) {
+                           done.step_stats.SerializeToString(&response.step_stats);
+                         }
+                       }
+                       promise.deliver(std::move(response));
+                     });
+                 return promise;
+               }),
+      Admitted(
+          admit, "Containers",
+          [=](containers_atom, bool list, std::vector<std::string>& containers,
+              int64_t timeout_ms) -> caf::result<wire::WireStatus, std::vector<ContainerListing>> {
+            auto call = std::make_shared<ContainerCall>();
+            call->list = list;
+            call->containers = std::move(containers);
+            call->deadline = DeadlineIn(timeout_ms);
+            auto promise =
+                self->make_response_promise<wire::WireStatus, std::vector<ContainerListing>>();
+            Forward<containers_atom, ContainerCall>(self, containers_atom::value, std::move(call),
+                                                    [promise](ContainerCall& done) mutable {
+                                                      promise.deliver(wire::ToWire(done.status),
+                                                                      std::move(done.listing));
+                                                    });
+            return promise;
+          }),
+      Admitted(admit, "GetStats",
+               [=](stats_atom, int64_t timeout_ms) -> caf::result<wire::WireStatus, SessionStats> {
+                 auto call = std::make_shared<StatsCall>();
+                 call->deadline = DeadlineIn(timeout_ms);
+                 auto promise = self->make_response_promise<wire::WireStatus, SessionStats>();
+                 Forward<stats_atom, StatsCall>(
+                     self, stats_atom::value, std::move(call), [promise](StatsCall& done) mutable {
+                       promise.deliver(wire::ToWire(done.status), done.stats);
+                     });
+                 return promise;
+               }),
+      Admitted(admit, "Close",
+               [=](close_atom, int64_t timeout_ms) -> caf::result<wire::WireStatus> {
+                 auto call = std::make_shared<CloseCall>();
+                 call->deadline = DeadlineIn(timeout_ms);
+                 auto promise = self->make_response_promise<wire::WireStatus>();
+                 Forward<close_atom, CloseCall>(
+                     self, close_atom::value, std::move(call),
+                     [self, promise](CloseCall& done) mutable {
+                       promise.deliver(wire::ToWire(done.status));
+                       self->state.closed = true;
+                       caf::anon_send_exit(self->state.master, caf::exit_reason::user_shutdown);
+                       self->quit();
+                     });
+                 return promise;
+               }),
       [=](call_done_atom, uint64_t id) {
         auto it = self->state.answers.find(id);
         // The notice comes without a sender (from whichever thread finished
@@ -333,52 +332,52 @@ master_service_actor::behavior_type MasterServiceBehavior(ServicePointer self,
     CountSessionDown(self->state, it->second);
     self->state.session_nodes.erase(it);
   });
+  const auto admit = [self](std::string_view what) { return CheckPeer(self, what); };
   return {
-      [=](open_master_atom, wire::MasterSessionRequest& req)
-          -> caf::result<wire::WireStatus, caf::actor, std::vector<wire::DeviceInfo>> {
-        if (Status s = CheckPeer(self, "OpenMasterSession"); !s.ok()) {
-          return {wire::ToWire(s), caf::actor{}, std::vector<wire::DeviceInfo>{}};
-        }
-        auto client = caf::actor_cast<caf::actor>(self->current_sender());
-        if (!client) {
-          return {wire::ToWire(errors::InvalidArgument(
-                      "Session: an anonymous request cannot own a session on a server")),
-                  caf::actor{}, std::vector<wire::DeviceInfo>{}};
-        }
-        if (req.setup_timeout_ms <= 0 || req.heartbeat_interval_ms <= 0 ||
-            req.worker_lost_after_ms < 2 * req.heartbeat_interval_ms) {
-          return {wire::ToWire(errors::InvalidArgument(
-                      "Session: bad timeouts in the request (setup ", req.setup_timeout_ms,
-                      " ms, heartbeat ", req.heartbeat_interval_ms, " ms, lost after ",
-                      req.worker_lost_after_ms, " ms)")),
-                  caf::actor{}, std::vector<wire::DeviceInfo>{}};
-        }
-        MasterServiceState& st = self->state;
-        int64_t& held = st.sessions_per_node[client.node()];
-        const int64_t limit = GetServerLimits().max_sessions_per_client;
-        if (held >= limit) {
-          return {wire::ToWire(errors::ResourceExhausted(
-                      "Session: node ", caf::to_string(client.node()), " already holds ", held,
-                      " sessions on this server, its limit (--max-sessions-per-client)")),
-                  caf::actor{}, std::vector<wire::DeviceInfo>{}};
-        }
-        ++held;
-        const uint64_t id = st.next_open++;
-        OpenPromise promise =
-            self->make_response_promise<wire::WireStatus, caf::actor, std::vector<wire::DeviceInfo>>();
-        st.opening.emplace(id, PendingOpen{promise, client});
-        SetupRequest setup;
-        setup.local_worker = st.local_worker;
-        setup.tasks = SessionTasks(req, st.options);
-        setup.cluster_secret = st.options.cluster_secret;
-        setup.health.interval = std::chrono::milliseconds(req.heartbeat_interval_ms);
-        setup.health.lost_after = std::chrono::milliseconds(req.worker_lost_after_ms);
-        setup.deadline = Clock::now() + std::chrono::milliseconds(req.setup_timeout_ms);
-        setup.service = caf::actor_cast<master_service_actor>(self);
-        setup.id = id;
-        self->system().spawn<caf::detached>(SetUpMaster, std::move(setup));
-        return promise;
-      },
+      Admitted(admit, "OpenMasterSession",
+               [=](open_master_atom, wire::MasterSessionRequest& req)
+                   -> caf::result<wire::WireStatus, caf::actor, std::vector<wire::DeviceInfo>> {
+                 auto client = caf::actor_cast<caf::actor>(self->current_sender());
+                 if (!client) {
+                   return {wire::ToWire(errors::InvalidArgument(
+                               "Session: an anonymous request cannot own a session on a server")),
+                           caf::actor{}, std::vector<wire::DeviceInfo>{}};
+                 }
+                 if (req.setup_timeout_ms <= 0 || req.heartbeat_interval_ms <= 0 ||
+                     req.worker_lost_after_ms < 2 * req.heartbeat_interval_ms) {
+                   return {wire::ToWire(errors::InvalidArgument(
+                               "Session: bad timeouts in the request (setup ", req.setup_timeout_ms,
+                               " ms, heartbeat ", req.heartbeat_interval_ms, " ms, lost after ",
+                               req.worker_lost_after_ms, " ms)")),
+                           caf::actor{}, std::vector<wire::DeviceInfo>{}};
+                 }
+                 MasterServiceState& st = self->state;
+                 int64_t& held = st.sessions_per_node[client.node()];
+                 const int64_t limit = GetServerLimits().max_sessions_per_client;
+                 if (held >= limit) {
+                   return {
+                       wire::ToWire(errors::ResourceExhausted(
+                           "Session: node ", caf::to_string(client.node()), " already holds ", held,
+                           " sessions on this server, its limit (--max-sessions-per-client)")),
+                       caf::actor{}, std::vector<wire::DeviceInfo>{}};
+                 }
+                 ++held;
+                 const uint64_t id = st.next_open++;
+                 OpenPromise promise = self->make_response_promise<wire::WireStatus, caf::actor,
+                                                                   std::vector<wire::DeviceInfo>>();
+                 st.opening.emplace(id, PendingOpen{promise, client});
+                 SetupRequest setup;
+                 setup.local_worker = st.local_worker;
+                 setup.tasks = SessionTasks(req, st.options);
+                 setup.cluster_secret = st.options.cluster_secret;
+                 setup.health.interval = std::chrono::milliseconds(req.heartbeat_interval_ms);
+                 setup.health.lost_after = std::chrono::milliseconds(req.worker_lost_after_ms);
+                 setup.deadline = Clock::now() + std::chrono::milliseconds(req.setup_timeout_ms);
+                 setup.service = caf::actor_cast<master_service_actor>(self);
+                 setup.id = id;
+                 self->system().spawn<caf::detached>(SetUpMaster, std::move(setup));
+                 return promise;
+               }),
       [=](opened_atom, uint64_t id, wire::WireStatus& status, caf::actor& master,
           std::vector<wire::DeviceInfo>& devices) {
         // Only the setup threads of this process report here.

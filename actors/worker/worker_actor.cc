@@ -13,6 +13,7 @@
 #include <caf/system_messages.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "actors/admitted_handler.h"
 #include "actors/any_thread_send.h"
 #include "actors/incoming_tensors.h"
 #include "actors/stall_reporting.h"
@@ -138,13 +139,14 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
         options.make_master_service(self->system(), caf::actor_cast<worker_actor>(self));
     self->link_to(st.master_service);  // the service goes when the worker goes
   }
+  const auto admit = [self](std::string_view what) { return Admit(self, what); };
   return {
-      [=](list_dev_atom) -> caf::result<std::vector<wire::DeviceInfo>> {
-        if (Status s = Admit(self, "ListDevices"); !s.ok()) return ToCafError(s);
-        return self->state.devices;
-      },
-      [=](version_atom, uint32_t wire, const std::string& library)
-          -> caf::result<uint32_t, std::string> {
+      Admitted(admit, "ListDevices",
+               [=](list_dev_atom) -> caf::result<std::vector<wire::DeviceInfo>> {
+                 return self->state.devices;
+               }),
+      [=](version_atom, uint32_t wire,
+          const std::string& library) -> caf::result<uint32_t, std::string> {
         auto [own_wire, own_library] = AnswerVersion(self, wire, library);
         return {own_wire, std::move(own_library)};
       },
@@ -154,67 +156,56 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
       [=](proof_atom, const wire::AuthProof& proof) {
         return CheckProof(self, self->state.cluster_secret, proof);
       },
-      [=](heartbeat_atom, int64_t session_id) -> caf::result<uint64_t> {
-        if (Status s = Admit(self, "Heartbeat"); !s.ok()) return ToCafError(s);
-        auto session = self->state.sessions.find(session_id);
-        if (session != self->state.sessions.end()) {
-          session->second.last_heartbeat = std::chrono::steady_clock::now();
-        }
-        return self->state.incarnation;
-      },
-      [=](watch_atom) {
-        if (Admit(self, "WatchMasters").ok()) WatchMasters(self);
-      },
-      [=](inspect_atom) {
-        if (Admit(self, "InspectStalls").ok()) InspectStalls(self);
-      },
-      [=](open_sess_atom, OpenSession& req) -> caf::result<wire::WireStatus> {
-        if (Status s = Admit(self, "OpenSession"); !s.ok()) return wire::ToWire(s);
-        // Secret or not: the peers' version is the master's word too.
-        std::vector<caf::actor> peers;
-        for (const PeerWorker& peer : req.peers) peers.push_back(peer.worker);
-        VouchForPeers(self, peers);
-        wire::WireStatus opened = OpenSessionOnWorker(self, req);
-        return DialPeersThenAnswer(self, PeersToDial(self->node(), req.peers), std::move(opened));
-      },
-      [=](close_sess_atom, int64_t session_id) {
-        if (!Admit(self, "CloseSession").ok()) return;
-        CloseSession(self, session_id, errors::Cancelled("session ", session_id, " closed"));
-      },
-      [=](reg_graph_atom,
-          wire::RegisterGraphRequest& req) -> caf::result<wire::RegisterGraphResponse> {
-        if (Status s = Admit(self, "RegisterGraph"); !s.ok()) {
-          wire::RegisterGraphResponse refused;
-          refused.status = wire::ToWire(s);
-          return refused;
-        }
-        return RegisterGraph(self, req);
-      },
-      [=](dereg_atom, int64_t session_id, int64_t handle) {
-        if (!Admit(self, "DeregisterGraph").ok()) return;
-        auto g = self->state.graphs.find(handle);
-        if (g == self->state.graphs.end() || g->second.session_id != session_id) return;
-        self->send(self->state.device_actors[g->second.device], dereg_atom::value, handle);
-        auto session = self->state.sessions.find(session_id);
-        if (session != self->state.sessions.end()) session->second.handles.erase(handle);
-        self->state.graphs.erase(g);
-      },
-      [=](run_graph_atom, wire::RunGraphRequest& req) -> caf::result<wire::RunGraphResponse> {
-        if (Status s = Admit(self, "RunGraph"); !s.ok()) return ErrorResponse(s);
-        return RunGraph(self, req);
-      },
-      [=](push_atom, wire::TensorPush& push) {
-        if (!Admit(self, "TensorPush").ok()) return;
-        DeliverPush(self, push);
-      },
-      [=](push_batch_atom, wire::TensorPushBatch& batch) {
-        if (!Admit(self, "TensorPushBatch").ok()) return;
-        for (const wire::TensorPush& push : batch.pushes) DeliverPush(self, push);
-      },
-      [=](flush_atom, uint64_t outbox_id) {
-        if (!Admit(self, "Flush").ok()) return;
-        FlushOutbox(self, outbox_id);
-      },
+      Admitted(admit, "Heartbeat",
+               [=](heartbeat_atom, int64_t session_id) -> caf::result<uint64_t> {
+                 auto session = self->state.sessions.find(session_id);
+                 if (session != self->state.sessions.end()) {
+                   session->second.last_heartbeat = std::chrono::steady_clock::now();
+                 }
+                 return self->state.incarnation;
+               }),
+      Admitted(admit, "WatchMasters", [=](watch_atom) { WatchMasters(self); }),
+      Admitted(admit, "InspectStalls", [=](inspect_atom) { InspectStalls(self); }),
+      Admitted(admit, "OpenSession",
+               [=](open_sess_atom, OpenSession& req) -> caf::result<wire::WireStatus> {
+                 // Secret or not: the peers' version is the master's word too.
+                 std::vector<caf::actor> peers;
+                 for (const PeerWorker& peer : req.peers) peers.push_back(peer.worker);
+                 VouchForPeers(self, peers);
+                 wire::WireStatus opened = OpenSessionOnWorker(self, req);
+                 return DialPeersThenAnswer(self, PeersToDial(self->node(), req.peers),
+                                            std::move(opened));
+               }),
+      Admitted(admit, "CloseSession",
+               [=](close_sess_atom, int64_t session_id) {
+                 CloseSession(self, session_id,
+                              errors::Cancelled("session ", session_id, " closed"));
+               }),
+      Admitted(admit, "RegisterGraph",
+               [=](reg_graph_atom,
+                   wire::RegisterGraphRequest& req) -> caf::result<wire::RegisterGraphResponse> {
+                 return RegisterGraph(self, req);
+               }),
+      Admitted(admit, "DeregisterGraph",
+               [=](dereg_atom, int64_t session_id, int64_t handle) {
+                 auto g = self->state.graphs.find(handle);
+                 if (g == self->state.graphs.end() || g->second.session_id != session_id) return;
+                 self->send(self->state.device_actors[g->second.device], dereg_atom::value, handle);
+                 auto session = self->state.sessions.find(session_id);
+                 if (session != self->state.sessions.end()) session->second.handles.erase(handle);
+                 self->state.graphs.erase(g);
+               }),
+      Admitted(admit, "RunGraph",
+               [=](run_graph_atom, wire::RunGraphRequest& req)
+                   -> caf::result<wire::RunGraphResponse> { return RunGraph(self, req); }),
+      Admitted(admit, "TensorPush",
+               [=](push_atom, wire::TensorPush& push) { DeliverPush(self, push); }),
+      Admitted(admit, "TensorPushBatch",
+               [=](push_batch_atom, wire::TensorPushBatch& batch) {
+                 for (const wire::TensorPush& push : batch.pushes) DeliverPush(self, push);
+               }),
+      Admitted(admit, "Flush",
+               [=](flush_atom, uint64_t outbox_id) { FlushOutbox(self, outbox_id); }),
       [=](chunk_atom, wire::TensorChunk& chunk) -> caf::result<bool> {
         if (Status s = Admit(self, "TensorChunk"); !s.ok()) {
           // The bytes already landed in the step's destination tensor.
@@ -223,41 +214,36 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
         }
         return ReceiveChunk(self, chunk);
       },
-      [=](abort_step_atom, int64_t step_id, const wire::WireStatus& why) {
-        if (!Admit(self, "AbortStep").ok()) return;
-        if (self->state.finished.Contains(step_id)) return;
-        WorkerStep& step = GetOrCreateStep(self, step_id);
-        HandlerScope scope(self);
-        step.context->Abort(wire::FromWire(why));
-      },
-      [=](step_done_atom, int64_t step_id) {
-        if (Admit(self, "StepDone").ok()) StepDone(self, step_id);
-      },
-      [=](sweep_atom) {
-        if (Admit(self, "Sweep").ok()) Sweep(self);
-      },
-      [=](reset_atom, const std::vector<std::string>& containers) -> caf::result<wire::WireStatus> {
-        if (Status s = Admit(self, "ResetContainers"); !s.ok()) return wire::ToWire(s);
-        return ResetContainers(self, containers);
-      },
-      [=](list_cont_atom) -> caf::result<std::vector<ContainerListing>> {
-        if (Status s = Admit(self, "ListContainers"); !s.ok()) return ToCafError(s);
-        return ListContainers(self);
-      },
-      [=](open_master_atom, wire::MasterSessionRequest& req)
-          -> caf::result<wire::WireStatus, caf::actor, std::vector<wire::DeviceInfo>> {
-        if (Status s = Admit(self, "OpenMasterSession"); !s.ok()) {
-          return {wire::ToWire(s), caf::actor{}, std::vector<wire::DeviceInfo>{}};
-        }
-        if (!self->state.master_service) {
-          return {wire::ToWire(errors::Unimplemented(
-                      "Session: ", self->state.task_name,
-                      " runs no master service (it is the in-process worker of a client)")),
-                  caf::actor{}, std::vector<wire::DeviceInfo>{}};
-        }
-        return self->delegate(self->state.master_service, open_master_atom::value,
-                              std::move(req));
-      },
+      Admitted(admit, "AbortStep",
+               [=](abort_step_atom, int64_t step_id, const wire::WireStatus& why) {
+                 if (self->state.finished.Contains(step_id)) return;
+                 WorkerStep& step = GetOrCreateStep(self, step_id);
+                 HandlerScope scope(self);
+                 step.context->Abort(wire::FromWire(why));
+               }),
+      Admitted(admit, "StepDone",
+               [=](step_done_atom, int64_t step_id) { StepDone(self, step_id); }),
+      Admitted(admit, "Sweep", [=](sweep_atom) { Sweep(self); }),
+      Admitted(admit, "ResetContainers",
+               [=](reset_atom, const std::vector<std::string>& containers)
+                   -> caf::result<wire::WireStatus> { return ResetContainers(self, containers); }),
+      Admitted(admit, "ListContainers",
+               [=](list_cont_atom) -> caf::result<std::vector<ContainerListing>> {
+                 return ListContainers(self);
+               }),
+      Admitted(admit, "OpenMasterSession",
+               [=](open_master_atom, wire::MasterSessionRequest& req)
+                   -> caf::result<wire::WireStatus, caf::actor, std::vector<wire::DeviceInfo>> {
+                 if (!self->state.master_service) {
+                   return {
+                       wire::ToWire(errors::Unimplemented(
+                           "Session: ", self->state.task_name,
+                           " runs no master service (it is the in-process worker of a client)")),
+                       caf::actor{}, std::vector<wire::DeviceInfo>{}};
+                 }
+                 return self->delegate(self->state.master_service, open_master_atom::value,
+                                       std::move(req));
+               }),
   };
 }
 
@@ -277,4 +263,3 @@ worker_actor SpawnWorkerActor(caf::actor_system& system, const WorkerOptions& op
 }
 
 }  // namespace af::actors
-
