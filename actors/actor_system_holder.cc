@@ -12,7 +12,7 @@
 
 #include "actors/embedding.h"
 #include "actors/interfaces.h"
-#include "actors/peer_auth.h"
+#include "actors/transport/peer_auth.h"
 
 namespace af::actors {
 namespace {
@@ -22,7 +22,7 @@ class RuntimeConfig : public caf::actor_system_config {
   RuntimeConfig() {
     load<caf::io::middleman>();
     // Connections of a cluster with a secret run over mutual TLS
-    // (actors/cluster_tls.h).
+    // (actors/transport/cluster_tls.h).
     load<caf::openssl::manager>();
     // What an embedding application's config gets too: message types, the
     // error category (refusals render as "UNAUTHENTICATED: ..."), no

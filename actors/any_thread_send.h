@@ -51,7 +51,7 @@ void SendFromAnyThread(const Handle& dest, Ts&&... xs) {
 }
 
 // The same, naming `sender`: actors guarding their handlers
-// (actors/peer_auth.h) refuse anonymous messages, which a remote peer can
+// (actors/transport/peer_auth.h) refuse anonymous messages, which a remote peer can
 // forge.
 template <class Handle, class... Ts>
 void SendFromAnyThreadAs(caf::strong_actor_ptr sender, const Handle& dest, Ts&&... xs) {

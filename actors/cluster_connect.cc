@@ -6,9 +6,9 @@
 #include <caf/actor_system.hpp>
 #include <caf/io/middleman.hpp>
 
-#include "actors/peer_auth.h"
+#include "actors/transport/peer_auth.h"
 #include "actors/virtual_transport.h"
-#include "actors/wire_handshake.h"
+#include "actors/transport/wire_handshake.h"
 #include "core/cluster_spec.h"
 
 namespace af::actors {
@@ -31,7 +31,10 @@ Status ConnectToTasks(caf::actor_system& system, const std::vector<RemoteTask>& 
     std::string host;
     uint16_t port = 0;
     std::string last_error;
+    int refusals = 0;  // UNAUTHENTICATED answers so far
   };
+  // Refusals in a row before the secrets are taken to differ.
+  constexpr int kRefusalsToBelieve = 3;
   std::vector<Pending> pending(tasks.size());
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (IsVirtualAddress(tasks[i].address)) continue;  // a task of this process
@@ -60,8 +63,12 @@ Status ConnectToTasks(caf::actor_system& system, const std::vector<RemoteTask>& 
       if (admitted.ok()) admitted = Authenticate(system, remote, cluster_secret, deadline, who);
       if (admitted.ok()) {
         (*out)[i] = std::move(remote);
-      } else if (errors::IsUnauthenticated(admitted) || errors::IsFailedPrecondition(admitted)) {
-        // Another secret or another version: waiting changes neither.
+      } else if (errors::IsFailedPrecondition(admitted) ||
+                 (errors::IsUnauthenticated(admitted) &&
+                  ++pending[i].refusals >= kRefusalsToBelieve)) {
+        // Another secret or another version: waiting changes neither. (A
+        // task restarting on its address can drop one handshake halfway,
+        // which reads as a refusal; one that repeats is believed.)
         out->clear();
         return admitted;
       } else {

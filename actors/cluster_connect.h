@@ -16,7 +16,7 @@ namespace af::actors {
 // Connects to every task, retrying with backoff until `deadline`; a failure
 // names each task still missing, its address and the last error. Each
 // connection runs the cluster-secret handshake with `cluster_secret`
-// (empty: this process has none; actors/peer_auth.h); a refusal there is
+// (empty: this process has none; actors/transport/peer_auth.h); a refusal there is
 // final (UNAUTHENTICATED), not retried.
 Status ConnectToTasks(caf::actor_system& system, const std::vector<RemoteTask>& tasks,
                       std::chrono::steady_clock::time_point deadline,

@@ -16,7 +16,7 @@
 #include "actors/master/local_master.h"
 #include "actors/master/master_actor.h"
 #include "actors/master/master_service.h"
-#include "actors/peer_auth.h"
+#include "actors/transport/peer_auth.h"
 #include "actors/resources/resource_factories.h"
 #include "actors/worker/worker_actor.h"
 #include "core/cluster_spec.h"

@@ -37,7 +37,7 @@
 //
 // Health events: send (watch_atom::value, caf::actor subscriber) to
 // runtime->events() (or call Subscribe); the subscriber then gets a
-// WorkerLost or StepAborted message (actors/health_events.h) for each
+// WorkerLost or StepAborted message (actors/health/health_events.h) for each
 // worker the master declares lost and each step it aborts. A subscriber
 // that terminates is dropped.
 //
@@ -60,7 +60,7 @@
 #include <caf/atom.hpp>
 #include <caf/fwd.hpp>
 
-#include "actors/health_events.h"
+#include "actors/health/health_events.h"
 #include "actors/interfaces.h"
 #include "actors/runtime_handle.h"
 #include "core/status.h"

@@ -16,7 +16,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "actors/client_calls.h"
-#include "actors/wire.h"
+#include "actors/transport/wire.h"
 
 namespace af {
 class StepContext;
@@ -56,7 +56,7 @@ using push_batch_atom = caf::atom_constant<caf::atom("afpushes")>;
 using flush_atom = caf::atom_constant<caf::atom("afflush")>;
 using auth_atom = caf::atom_constant<caf::atom("afauth")>;    // handshake: hello
 using proof_atom = caf::atom_constant<caf::atom("afproof")>;  // handshake: proof
-using version_atom = caf::atom_constant<caf::atom("afversion")>;  // actors/wire_handshake.h
+using version_atom = caf::atom_constant<caf::atom("afversion")>;  // actors/transport/wire_handshake.h
 
 // A worker of the session and the devices it owns.
 struct PeerWorker {
@@ -88,10 +88,10 @@ struct OpenSession {
 // type here is serializable and registered.
 using worker_actor = caf::typed_actor<
     caf::replies_to<list_dev_atom>::with<std::vector<wire::DeviceInfo>>,
-    // The wire-version exchange (actors/wire_handshake.h): builtin types
+    // The wire-version exchange (actors/transport/wire_handshake.h): builtin types
     // only, and the same in every version.
     caf::replies_to<version_atom, uint32_t, std::string>::with<uint32_t, std::string>,
-    // The cluster-secret handshake (actors/peer_auth.h): with a secret, the
+    // The cluster-secret handshake (actors/transport/peer_auth.h): with a secret, the
     // only requests answered before the sender's node proved it.
     caf::replies_to<auth_atom, wire::AuthHello>::with<wire::AuthChallenge>,
     caf::replies_to<proof_atom, wire::AuthProof>::with<wire::WireStatus>,
@@ -188,7 +188,7 @@ caf::error inspect(caf::deserializer& f, OpenSession& x);
 
 }  // namespace af::actors
 
-// Serialization of the wire types (actors/messages.cc).
+// Serialization of the wire types (actors/transport/messages.cc).
 #define AF_DECLARE_INSPECT(TYPE)                        \
   caf::error inspect(caf::serializer& f, TYPE& x);     \
   caf::error inspect(caf::deserializer& f, TYPE& x);

@@ -47,7 +47,7 @@ class LocalStepRunner {
  private:
   const std::shared_ptr<LocalPlanCache> plans_;
   const std::shared_ptr<LocalPartitionTable> partitions_;
-  std::mutex mu_;
+  std::mutex mu_;  // guards running_ and closed_
   std::unordered_set<std::shared_ptr<StepContext>> running_;
   Status closed_;  // set by AbortAll: later steps fail with it at once
 };

@@ -45,7 +45,7 @@ struct RuntimeHandle::Impl {
       std::make_shared<LocalPartitionTable>();
   LocalStepRunner local_runner{local_plans, local_partitions};
 
-  std::mutex mu;
+  std::mutex mu;  // guards calls_in_flight and closed
   std::condition_variable idle;
   int calls_in_flight = 0;
   bool closed = false;

@@ -42,7 +42,7 @@ struct ClusterState {
   std::string name;
   TransportModel model;
   std::map<std::string, worker_actor> tasks;  // "job/task" -> worker actor
-  std::mutex mu;
+  std::mutex mu;  // guards links and rng
   std::unordered_map<std::string, LinkState> links;  // "src>dst"
   std::mt19937_64 rng;
   std::atomic<int64_t> messages{0}, tensor_messages{0}, bytes{0}, free_messages{0},

@@ -7,9 +7,9 @@
 #include <caf/send.hpp>
 
 #include "actors/actor_system_holder.h"
-#include "actors/cluster_tls.h"
+#include "actors/transport/cluster_tls.h"
 #include "actors/master/master_service.h"
-#include "actors/peer_auth.h"
+#include "actors/transport/peer_auth.h"
 #include "actors/resources/resource_factories.h"
 #include "actors/worker/data_plane.h"
 #include "actors/worker/worker_actor.h"
@@ -53,7 +53,7 @@ Status WorkerServer::Start(const WorkerServerOptions& options,
     return errors::FailedPrecondition(
         "server: refusing to listen on ", options.host, ":", options.port,
         " without a cluster secret: anyone who reaches that address could run graphs here. Give "
-        "--secret-file (or set ACTORFLOW_SECRET_FILE), or listen on 127.0.0.1");
+        "--secret_file (or set ACTORFLOW_SECRET_FILE), or listen on 127.0.0.1");
   }
   std::shared_ptr<faults::FaultInjector> faults;
   AF_RETURN_IF_ERROR(faults::FaultInjector::Create(

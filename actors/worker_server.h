@@ -38,10 +38,10 @@ struct WorkerServerOptions {
   std::string faults;
   // The longest a step may run on this server, and the longest deadline a
   // client of its master service may ask for (0: no limit): `actorflow
-  // server --max-step-secs S`. A step past it is cancelled between nodes.
+  // server --max_step_secs S`. A step past it is cancelled between nodes.
   double max_step_secs = 0;
   // Bytes one session's steps may hold on this server's devices at once
-  // (`--session-memory-limit`); an allocation over it fails with
+  // (`--session_memory_limit`); an allocation over it fails with
   // RESOURCE_EXHAUSTED naming the node and the session. 0: no limit.
   int64_t session_memory_limit = 0;
 };

@@ -9,13 +9,13 @@
 // message; ACTORFLOW_PUSH_BATCHING=off on the command sends one each),
 // and of one whose master runs in the server (SessionOptions::target).
 //
-// With --secret-file the cluster runs with the secret (mutual TLS on CAF),
+// With --secret_file the cluster runs with the secret (mutual TLS on CAF),
 // and the feeds are measured twice in the same run: with the data plane in
 // plaintext (loopback's default) and encrypted (AES-128-GCM records,
 // ACTORFLOW_DATA_PLANE_ENCRYPTION=always), with their ratio.
 //
 //   bench_transfer [--sizes 4096,1048576,67108864,1073741824] [--runs 2000]
-//                  [--secret-file PATH]
+//                  [--secret_file PATH]
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -215,11 +215,11 @@ int main(int argc, char** argv) {
     const std::string flag = argv[i];
     if (flag == "--sizes") sizes = ParseSizes(argv[i + 1]);
     else if (flag == "--runs") runs = std::max(10, std::atoi(argv[i + 1]));
-    else if (flag == "--secret-file") secret_file = argv[i + 1];
+    else if (flag == "--secret_file") secret_file = argv[i + 1];
   }
   std::vector<std::string> server_args = {"--port", "0", "--task", "1", "--threads", "1"};
   if (!secret_file.empty()) {
-    server_args.insert(server_args.end(), {"--secret-file", secret_file});
+    server_args.insert(server_args.end(), {"--secret_file", secret_file});
     const std::map<size_t, double> plain = MeasureFeeds(server_args, secret_file, sizes, "");
     // The encrypted run: this process's connector asks for it, and the
     // server (started after the change) agrees.

@@ -66,7 +66,7 @@ class ClientSession {
   Scope scope_;
   Status create_status_;
   std::unique_ptr<Session> session_;
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards next_node_id_; serializes ExtendWithNewNodes
   mutable int next_node_id_ = 0;
 };
 

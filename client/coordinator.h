@@ -80,7 +80,7 @@ class Coordinator {
 
  private:
   const std::set<Code> clean_stop_errors_;
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards stop_, status_ and runners_
   mutable std::condition_variable stopped_;
   bool stop_ = false;
   Status status_;

@@ -56,7 +56,7 @@ class GradOpRegistry {
   std::vector<std::string> ListOps() const;
 
  private:
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards funcs_
   std::map<std::string, GradFunc> funcs_;
 };
 

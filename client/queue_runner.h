@@ -89,7 +89,7 @@ class QueueRunner : public RunnerInterface {
 
   RunTarget run_;
   Coordinator* coordinator_ = nullptr;
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards coordinator_ and the members below
   std::condition_variable changed_;
   int looping_ = 0;           // enqueue threads still running their op
   int running_ = 0;           // enqueue threads not finished (the last one closes the queue)

@@ -56,7 +56,7 @@ struct SessionOptions {
   // every task of the server's cluster. Empty: the master runs here.
   std::string target;
   // The file holding the cluster secret the servers require (`actorflow
-  // server --secret-file`); empty: the file ACTORFLOW_SECRET_FILE names,
+  // server --secret_file`); empty: the file ACTORFLOW_SECRET_FILE names,
   // if any. A server that requires a secret this session lacks, or proves
   // another one, is UNAUTHENTICATED at Create.
   std::string cluster_secret_file;
@@ -71,7 +71,7 @@ struct SessionOptions {
   // Stall inspector: a step of this process's worker whose Recv waits
   // longer than this is reported once (which tensor, from which device),
   // to `stall_log` or stderr. 0: off. Servers: `actorflow server
-  // --stall-warning-ms`.
+  // --stall_warning_ms`.
   int64_t stall_warning_ms = 10000;
   std::function<void(const std::string&)> stall_log;
   // Deadline of a Run or Extend without its own.

@@ -77,8 +77,8 @@ class SummaryWriter {
 
   const std::string path_;
   const double flush_secs_;
-  std::mutex close_mu_;
-  std::mutex mu_;
+  std::mutex close_mu_;  // serializes Close: one joiner of flusher_ at a time
+  std::mutex mu_;  // guards file_, unflushed_, stopping_ and record_
   std::condition_variable wake_;
   std::unique_ptr<RecordWriter> file_;  // null once closed
   bool unflushed_ = false;

@@ -56,9 +56,10 @@ install(FILES actors/worker_server.h actors/runtime_handle.h
 # name CAF types (an embedding application links caf::io itself; the
 # package's config defines it).
 if(EXISTS "${PROJECT_SOURCE_DIR}/actors/embedding.h")
-  install(FILES actors/embedding.h actors/health_events.h actors/interfaces.h
-    actors/client_calls.h actors/completion.h actors/wire.h
+  install(FILES actors/embedding.h actors/interfaces.h actors/client_calls.h actors/completion.h
     DESTINATION ${AF_INSTALL_INCLUDEDIR}/actors)
+  install(FILES actors/health/health_events.h DESTINATION ${AF_INSTALL_INCLUDEDIR}/actors/health)
+  install(FILES actors/transport/wire.h DESTINATION ${AF_INSTALL_INCLUDEDIR}/actors/transport)
 endif()
 # Generated in the build tree: protobuf classes, op wrappers, the version.
 install(DIRECTORY "${PROJECT_BINARY_DIR}/proto/" DESTINATION ${AF_INSTALL_INCLUDEDIR}/proto

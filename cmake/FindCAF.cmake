@@ -4,7 +4,7 @@ find_package(Threads REQUIRED)
 find_path(CAF_INCLUDE_DIR caf/all.hpp)
 find_library(CAF_CORE_LIBRARY caf_core)
 find_library(CAF_IO_LIBRARY caf_io)
-# libcaf_openssl: mutual TLS for clusters with a secret (actors/cluster_tls.h).
+# libcaf_openssl: mutual TLS for clusters with a secret (actors/transport/cluster_tls.h).
 find_library(CAF_OPENSSL_LIBRARY caf_openssl)
 
 include(FindPackageHandleStandardArgs)

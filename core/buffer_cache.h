@@ -61,7 +61,7 @@ class BufferCache {
   static void Unmap(void* ptr, size_t bytes);
 
   const size_t min_cache_limit_;
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards free_, last_used_, use_clock_, cached_bytes_, mapped_bytes_
   std::vector<std::vector<void*>> free_;  // per class index
   std::vector<uint64_t> last_used_;       // per class index: use_clock_ at its last use
   uint64_t use_clock_ = 0;

@@ -28,7 +28,7 @@ class CancellationManager {
   bool CancelRequested() const { return cancel_requested_.load(std::memory_order_relaxed); }
 
  private:
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards cancelled_, next_token_ and callbacks_
   bool cancelled_ = false;
   std::atomic<bool> cancel_requested_{false};
   Token next_token_ = 0;

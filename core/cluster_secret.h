@@ -1,5 +1,5 @@
 // The cluster secret: what a process proves it knows before a server of the
-// cluster lets it in (actors/peer_auth.h runs the handshake). The secret
+// cluster lets it in (actors/transport/peer_auth.h runs the handshake). The secret
 // lives in a file only its owner can read, as ssh keys do; the proofs are
 // HMAC-SHA256 over fresh random nonces, so the secret itself never crosses
 // the network. No CAF here.
@@ -13,7 +13,7 @@
 
 namespace af {
 
-// Where the secret file is looked up when no --secret-file is given.
+// Where the secret file is looked up when no --secret_file is given.
 inline constexpr const char* kSecretFileEnv = "ACTORFLOW_SECRET_FILE";
 // Shorter secrets are refused: they could be guessed offline from one
 // recorded handshake.

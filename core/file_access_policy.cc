@@ -81,7 +81,7 @@ Status CheckFileAccess(const std::string& path) {
                                   ec ? "cannot be resolved (" + ec.message() + ")"
                                      : "resolves to '" + resolved.string() + "'",
                                   ", outside the directories this server lets graphs use "
-                                  "(--allowed-dirs ",
+                                  "(--allowed_dirs ",
                                   Joined(*allowed), ")");
 }
 

@@ -1,7 +1,7 @@
 // Where graphs may touch files in this process: a server that runs graphs
 // from other processes confines its file-touching ops (Save/Restore,
 // ReadFile, the readers) to a few directories (`actorflow server
-// --allowed-dirs`), so that a client cannot read /etc/passwd or write over
+// --allowed_dirs`), so that a client cannot read /etc/passwd or write over
 // the server's own files. Unrestricted until a server sets it. No CAF here.
 #pragma once
 
@@ -26,7 +26,7 @@ std::vector<std::string> AllowedDirectories();
 // caught (the check is not atomic with the open).
 Status CheckFileAccess(const std::string& path);
 
-// What `actorflow server` allows without --allowed-dirs: its working
+// What `actorflow server` allows without --allowed_dirs: its working
 // directory and the temporary directory ($TMPDIR, else /tmp).
 std::vector<std::string> DefaultServerDirectories();
 

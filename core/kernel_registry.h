@@ -80,7 +80,7 @@ class KernelRegistry {
   };
   const Entry* Find(const DeviceType& device_type, const tensorflow::NodeDef& node,
                     Status* why) const;
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards kernels_
   std::multimap<std::string, Entry, std::less<>> kernels_;  // by op name
 };
 

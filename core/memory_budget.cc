@@ -33,7 +33,7 @@ std::string BudgetedAllocator::OutOfMemoryDetail(size_t bytes) const {
   if (static_cast<int64_t>(bytes) > budget_->limit() - budget_->in_use()) {
     return "; " + budget_->owner() + " holds " + std::to_string(budget_->in_use()) +
            " bytes of its " + std::to_string(budget_->limit()) +
-           "-byte budget (--session-memory-limit)";
+           "-byte budget (--session_memory_limit)";
   }
   return base_->OutOfMemoryDetail(bytes);
 }

@@ -1,5 +1,5 @@
 // A session's budget of device memory on a server (`actorflow server
-// --session-memory-limit`): every tensor a step of the session allocates
+// --session_memory_limit`): every tensor a step of the session allocates
 // through its kernels' context is charged to it until freed, and an
 // allocation that would go over it fails before any memory is taken, so
 // the kernel reports RESOURCE_EXHAUSTED naming its node, the session and

@@ -26,7 +26,7 @@ OpKernel::~OpKernel() = default;
 void AsyncOpKernel::Compute(OpKernelContext* ctx) {
   // A latch, built so that `done` touches nothing after the waiter may have
   // returned: it notifies while holding the mutex the waiter must reacquire.
-  std::mutex mu;
+  std::mutex mu;  // guards finished
   std::condition_variable cv;
   bool finished = false;
   ComputeAsync(ctx, [&] {

@@ -80,7 +80,7 @@ class OpRegistry {
   std::vector<std::string> ListOps() const;
 
  private:
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards ops_
   std::map<std::string, std::unique_ptr<OpRegistrationData>, std::less<>> ops_;
 };
 

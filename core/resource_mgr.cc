@@ -153,7 +153,7 @@ std::string ResourceMgr::DebugString() const {
 namespace {
 
 struct DeviceRegistry {
-  std::mutex mu;
+  std::mutex mu;  // guards by_device
   std::unordered_map<std::string, std::unique_ptr<ResourceMgr>> by_device;
 };
 

@@ -163,7 +163,7 @@ class ResourceMgr {
                   std::string_view name);
 
   const std::string default_container_;
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards containers_
   std::map<std::string, Container, std::less<>> containers_;
   std::atomic<uint64_t> generation_{0};
 };

@@ -30,12 +30,12 @@ Status CheckGraphLimits(std::string_view what, int64_t bytes, int64_t nodes) {
   if (bytes > limits.max_graph_bytes) {
     return errors::ResourceExhausted(what, ": the graph is ", bytes,
                                      " bytes, over this server's limit of ",
-                                     limits.max_graph_bytes, " (--max-graph-bytes)");
+                                     limits.max_graph_bytes, " (--max_graph_bytes)");
   }
   if (nodes > limits.max_graph_nodes) {
     return errors::ResourceExhausted(what, ": the graph has ", nodes,
                                      " nodes, over this server's limit of ",
-                                     limits.max_graph_nodes, " (--max-graph-nodes)");
+                                     limits.max_graph_nodes, " (--max_graph_nodes)");
   }
   return Status::OK();
 }

@@ -13,8 +13,8 @@
 namespace af {
 
 struct ServerLimits {
-  int64_t max_graph_bytes = int64_t{1} << 30;  // a serialized GraphDef (--max-graph-bytes)
-  int64_t max_graph_nodes = int64_t{1} << 22;  // its nodes (--max-graph-nodes)
+  int64_t max_graph_bytes = int64_t{1} << 30;  // a serialized GraphDef (--max_graph_bytes)
+  int64_t max_graph_nodes = int64_t{1} << 22;  // its nodes (--max_graph_nodes)
   int64_t max_sessions_per_client = 64;        // open at once per client node
 };
 

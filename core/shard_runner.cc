@@ -20,7 +20,7 @@ struct ShardState {
   // Valid while the caller waits; only dereferenced for a claimed shard,
   // and the caller does not return before every claimed shard is done.
   const std::function<void(int64_t, int64_t)>* fn = nullptr;
-  std::mutex mu;
+  std::mutex mu;  // guards finished
   std::condition_variable all_done;
   int64_t finished = 0;  // guarded by mu
 };

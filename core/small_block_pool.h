@@ -45,7 +45,7 @@ class SmallBlockPool {
     FreeBlock* next;
   };
   struct SizeClass {
-    mutable std::mutex mu;
+    mutable std::mutex mu;  // guards free, free_blocks and slabs
     FreeBlock* free = nullptr;
     int64_t free_blocks = 0;
     int64_t slabs = 0;
@@ -55,7 +55,7 @@ class SmallBlockPool {
   bool Grow(size_t index, SizeClass& c);
 
   std::array<SizeClass, kClasses> classes_;
-  std::mutex slabs_mu_;
+  std::mutex slabs_mu_;  // guards slabs_
   std::vector<void*> slabs_;  // every slab, for the destructor
 };
 

@@ -147,7 +147,7 @@ Status WriteAtomically(const std::string& path, const std::string& text) {
 
 // The process's identity: one directory and one key for its lifetime.
 struct ProcessIdentity {
-  std::mutex mu;
+  std::mutex mu;  // guards files, key and secret_digest
   TlsIdentityFiles files;
   PkeyPtr key;
   std::string secret_digest;  // of the secret the certificates are for

@@ -29,7 +29,7 @@ class Var : public ResourceBase {
   }
 
  private:
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards tensor_ (kernels lock it through mu())
   Tensor tensor_;
 };
 

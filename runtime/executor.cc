@@ -34,7 +34,7 @@ class LocalExecutor final : public Executor {
 }  // namespace
 
 Status Executor::Run(const Args& args) {
-  std::mutex mu;
+  std::mutex mu;  // guards finished and result
   std::condition_variable cv;
   bool finished = false;
   Status result;

@@ -44,7 +44,7 @@ class FrameState {
   const uint64_t frame_id;
   FrameState* const parent;
   const int64_t parent_iter;
-  std::mutex mu;
+  std::mutex mu;  // guards the fields below and the iterations; methods need it held
 
   int num_pending_inputs;  // Enter nodes yet to deliver into this instance
   int num_outstanding_iterations = 1;

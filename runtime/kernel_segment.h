@@ -35,7 +35,7 @@ class KernelSegment {
     tensorflow::NodeDef def;  // what the kernel was made from
     std::shared_ptr<OpKernel> kernel;
   };
-  std::mutex mu_;
+  std::mutex mu_;  // guards kernels_ (a shared kernel is created under it)
   std::unordered_map<std::string, Entry> kernels_;  // by node name
 };
 

@@ -57,7 +57,7 @@ class LocalRendezvous : public Rendezvous {
     std::deque<DoneCallback> waiters;
     std::chrono::steady_clock::time_point waiting_since;  // of the first waiter
   };
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards table_, from_peers_ and abort_status_
   std::unordered_map<std::string, Item> table_;
   // Keys that arrived from other processes in this step (a key taken by
   // its Recv leaves table_, so a late copy would otherwise look new).

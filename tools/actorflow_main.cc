@@ -3,7 +3,8 @@
 #include <array>
 #include <iostream>
 
-#include "actors/wire_version.h"
+#include "actors/transport/wire_version.h"
+#include "core/flag_spelling.h"
 #include "core/logging.h"
 #include "tools/subcommands.h"
 
@@ -84,6 +85,7 @@ int Main(const Args& args) {
 int main(int argc, char** argv) {
   // Every subcommand takes --log_level (what follows "--" is another
   // program's and is left alone).
+  af::SnakeCaseFlags(argc, argv);
   if (std::string error; !af::ConsumeLogLevelFlag(&argc, argv, &error)) {
     std::cerr << "actorflow: " << error << "\n";
     return af::tools::kExitUsage;

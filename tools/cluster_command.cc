@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::string_view kUsage =
     "usage: actorflow cluster --ps N --workers M [--logdir D] [--restart never|on-failure]\n"
-    "                         [--max-restarts K] [--host 127.0.0.1] [--base-port P]\n"
+    "                         [--max_restarts K] [--host 127.0.0.1] [--base_port P]\n"
     "                         -- PROGRAM ARGS...\n"
     "\n"
     "Runs a cluster on this machine as a cluster manager would: N parameter-server\n"
@@ -38,9 +38,9 @@ constexpr std::string_view kUsage =
     "                      that exits, or a worker that exits nonzero or by a\n"
     "                      signal, runs again at the same address with the same\n"
     "                      TF_CONFIG, its log appended\n"
-    "  --max-restarts K    restarts per task with on-failure (default 3)\n"
+    "  --max_restarts K    restarts per task with on-failure (default 3)\n"
     "  --host H            address of every task (default 127.0.0.1)\n"
-    "  --base-port P       ports P, P+1, ... for ps 0..N-1, then worker 0..M-1\n"
+    "  --base_port P       ports P, P+1, ... for ps 0..N-1, then worker 0..M-1\n"
     "                      (default: free ports the kernel picks)\n";
 
 Status ReadClusterFlags(const Args& args, ClusterLaunchOptions* options) {
@@ -67,7 +67,7 @@ Status ReadClusterFlags(const Args& args, ClusterLaunchOptions* options) {
     } else if (f.name == "--restart") {
       ok = f.value == "never" || f.value == "on-failure";
       options->restart_on_failure = f.value == "on-failure";
-    } else if (f.name == "--max-restarts") {
+    } else if (f.name == "--max_restarts") {
       ok = ParseInt(f.value, 0, 1000, &options->max_restarts);
     } else if (f.name == "--host") {
       options->host = f.value;
@@ -76,7 +76,7 @@ Status ReadClusterFlags(const Args& args, ClusterLaunchOptions* options) {
       const bool ipv6 = f.value.find(':') != std::string::npos;
       ok = !f.value.empty() &&
            ParseHostPort((ipv6 ? "[" + f.value + "]" : f.value) + ":1", &host, &port).ok();
-    } else if (f.name == "--base-port") {
+    } else if (f.name == "--base_port") {
       ok = ParseInt(f.value, 1, 65535, &options->base_port);
     } else {
       return errors::InvalidArgument("unknown flag '", f.name, "'");
@@ -87,7 +87,7 @@ Status ReadClusterFlags(const Args& args, ClusterLaunchOptions* options) {
   if (!workers_given) return errors::InvalidArgument("--workers is required");
   if (options->base_port > 0 &&
       options->base_port + options->num_ps + options->num_workers - 1 > 65535) {
-    return errors::InvalidArgument("--base-port ", options->base_port, " leaves no room for ",
+    return errors::InvalidArgument("--base_port ", options->base_port, " leaves no room for ",
                                    options->num_ps + options->num_workers,
                                    " tasks below port 65536");
   }

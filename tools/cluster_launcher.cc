@@ -293,7 +293,7 @@ class Launcher {
       if (t.is_ps()) {
         t.exec_path = "/proc/self/exe";
         t.argv = {exe_name, "server", "--cluster", spec_, "--job", "ps",
-                  "--task", std::to_string(t.index), "--exit-with-parent"};
+                  "--task", std::to_string(t.index), "--exit_with_parent"};
       } else {
         t.exec_path = options_.program[0];
         t.argv = options_.program;

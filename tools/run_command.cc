@@ -24,9 +24,9 @@ namespace {
 constexpr std::string_view kUsage =
     "usage: actorflow run --graph G.pb|G.pbtxt [--feed NAME[:PORT]=FILE.npy ...]\n"
     "                     --fetch NAME[:PORT] ... [--target NODE ...]\n"
-    "                     [--grad Y[:PORT] ... --wrt X[:PORT] ... [--grad-ys FILE.npy ...]]\n"
+    "                     [--grad Y[:PORT] ... --wrt X[:PORT] ... [--grad_ys FILE.npy ...]]\n"
     "                     [--devices cpu:N[,gpu:M]] [--out DIR] [--trace FILE.json]\n"
-    "                     [--cluster SPEC | --target af://HOST:PORT] [--secret-file PATH]\n"
+    "                     [--cluster SPEC | --target af://HOST:PORT] [--secret_file PATH]\n"
     "\n"
     "Runs one step of the graph: feeds the named tensors from .npy files, computes\n"
     "the fetches and runs the targets. Prints each fetched tensor's dtype, shape\n"
@@ -36,7 +36,7 @@ constexpr std::string_view kUsage =
     "  --grad Y          also compute the gradient of sum(Y) (of every --grad Y,\n"
     "                    summed) with respect to each --wrt X; printed as\n"
     "                    grad(X) and written to DIR/grad_<x>_<port>.npy\n"
-    "  --grad-ys F.npy   weights of the Ys instead of ones: one file per --grad,\n"
+    "  --grad_ys F.npy   weights of the Ys instead of ones: one file per --grad,\n"
     "                    shaped like its Y\n"
     "  --devices cpu:N[,gpu:M]  CPU devices to place the graph on (default 1) and\n"
     "                    GPUs (default: every GPU of the process; gpu:0 for none)\n"
@@ -48,7 +48,7 @@ constexpr std::string_view kUsage =
     "                    its devices and its cluster's (this process only sends\n"
     "                    the graph, feeds and fetches); a --target that is not an\n"
     "                    af:// address names a node to run\n"
-    "  --secret-file PATH the cluster secret the servers require (default: the file\n"
+    "  --secret_file PATH the cluster secret the servers require (default: the file\n"
     "                    ACTORFLOW_SECRET_FILE names)\n"
     "  --trace F.json    run the step traced and write a Chrome trace (one process\n"
     "                    per device, a track per thread, arrows from Send to Recv)\n"
@@ -95,7 +95,7 @@ Status ReadRunFlags(const Args& args, RunFlags* flags) {
       flags->grad_ys.push_back(f.value);
     } else if (f.name == "--wrt") {
       flags->wrt.push_back(f.value);
-    } else if (f.name == "--grad-ys") {
+    } else if (f.name == "--grad_ys") {
       flags->grad_ys_files.push_back(f.value);
     } else if (f.name == "--devices") {
       std::string spec = f.value;
@@ -123,7 +123,7 @@ Status ReadRunFlags(const Args& args, RunFlags* flags) {
       flags->trace_file = f.value;
     } else if (f.name == "--cluster") {
       AF_RETURN_IF_ERROR(ClusterSpec::FromFlag(f.value, &flags->cluster));
-    } else if (f.name == "--secret-file") {
+    } else if (f.name == "--secret_file") {
       flags->secret_file = f.value;
     } else {
       return errors::InvalidArgument("unknown flag '", f.name, "'");
@@ -140,8 +140,8 @@ Status ReadRunFlags(const Args& args, RunFlags* flags) {
   if (flags->grad_ys.empty() != flags->wrt.empty())
     return errors::InvalidArgument("--grad and --wrt go together");
   if (!flags->grad_ys_files.empty() && flags->grad_ys_files.size() != flags->grad_ys.size())
-    return errors::InvalidArgument("give one --grad-ys file per --grad (", flags->grad_ys.size(),
-                                   " --grad, ", flags->grad_ys_files.size(), " --grad-ys)");
+    return errors::InvalidArgument("give one --grad_ys file per --grad (", flags->grad_ys.size(),
+                                   " --grad, ", flags->grad_ys_files.size(), " --grad_ys)");
   return Status::OK();
 }
 
@@ -179,7 +179,7 @@ Status FindOutput(const Graph& g, const std::string& tensor_name, Output* out) {
   return Status::OK();
 }
 
-// Adds d(sum of the Ys, weighted by --grad-ys)/dX for every --wrt X to the
+// Adds d(sum of the Ys, weighted by --grad_ys)/dX for every --wrt X to the
 // graph and names the gradient tensors to fetch.
 Status AddGradients(const RunFlags& flags, tensorflow::GraphDef* graph,
                     std::vector<std::string>* grad_fetches) {
@@ -193,7 +193,7 @@ Status AddGradients(const RunFlags& flags, tensorflow::GraphDef* graph,
     AF_RETURN_IF_ERROR(FindOutput(g, flags.wrt[i], &xs[i]).WithContext("--wrt"));
   for (const std::string& file : flags.grad_ys_files) {
     Tensor t;
-    AF_RETURN_IF_ERROR(ReadNpy(file, &t).WithContext("--grad-ys '" + file + "'"));
+    AF_RETURN_IF_ERROR(ReadNpy(file, &t).WithContext("--grad_ys '" + file + "'"));
     grad_ys.push_back(ops::Const(root, Input::Initializer(t)));
   }
   AF_RETURN_IF_ERROR(root.status());

@@ -9,7 +9,7 @@
 #include <limits>
 #include <memory>
 
-#include "actors/wire_version.h"
+#include "actors/transport/wire_version.h"
 #include "actors/worker_server.h"
 #include "core/cluster_secret.h"
 #include "core/cluster_spec.h"
@@ -24,8 +24,8 @@ namespace {
 
 constexpr std::string_view kUsage =
     "usage: actorflow server [--cluster SPEC --job J --task N | --port P [--host H] [--task N]]\n"
-    "                        [--cpus N] [--gpus N] [--threads N] [--secret-file PATH] [--faults SPEC]\n"
-    "                        [--exit-with-parent]\n"
+    "                        [--cpus N] [--gpus N] [--threads N] [--secret_file PATH] [--faults SPEC]\n"
+    "                        [--exit_with_parent]\n"
     "\n"
     "Hosts a worker with devices /job:J/replica:0/task:N/device:CPU:0..N-1 for\n"
     "sessions in other processes (SessionOptions::cluster or remote_workers).\n"
@@ -43,34 +43,34 @@ constexpr std::string_view kUsage =
     "  --task N            task index in the device names (default 0)\n"
     "  --cpus N            CPU devices (default 1)\n"
     "  --gpus N            GPU devices (default: every GPU of the process; 0: none)\n"
-    "  --stall-warning-ms M  report a step's Recv that waits longer (default 10000; 0: off)\n"
+    "  --stall_warning_ms M  report a step's Recv that waits longer (default 10000; 0: off)\n"
     "  --threads N         threads per device (default: the cores shared among devices)\n"
-    "  --secret-file PATH  the cluster secret (default: the file ACTORFLOW_SECRET_FILE\n"
+    "  --secret_file PATH  the cluster secret (default: the file ACTORFLOW_SECRET_FILE\n"
     "                      names); only processes holding it may use this server\n"
     "                      (mutual TLS on every connection, docs/security.md).\n"
     "                      Without one the server listens on loopback addresses only\n"
-    "  --allowed-dirs D1:D2  directories whose files graphs may read and write (Save,\n"
+    "  --allowed_dirs D1:D2  directories whose files graphs may read and write (Save,\n"
     "                      Restore, ReadFile, readers); `any` for no limit (default: the\n"
     "                      working directory and the temporary directory)\n"
-    "  --max-graph-bytes B, --max-graph-nodes N  refuse larger graphs (default 1 GiB, 4194304)\n"
-    "  --max-sessions-per-client N  sessions one client process may hold open (default 64)\n"
-    "  --session-memory-limit BYTES  what one session's steps may hold on this server's\n"
+    "  --max_graph_bytes B, --max_graph_nodes N  refuse larger graphs (default 1 GiB, 4194304)\n"
+    "  --max_sessions_per_client N  sessions one client process may hold open (default 64)\n"
+    "  --session_memory_limit BYTES  what one session's steps may hold on this server's\n"
     "                      devices at once, e.g. 4G (default: no limit)\n"
-    "  --max-step-secs S   cancel a step that runs longer than S seconds, and cap the\n"
+    "  --max_step_secs S   cancel a step that runs longer than S seconds, and cap the\n"
     "                      deadline clients of this server's master may ask (default: none)\n"
     "  --faults SPEC       inject stragglers and message faults into this task, e.g.\n"
     "                      \"compute=exp:20ms;transport=const:1ms;drop=0.01;dup=0.001;seed=7\"\n"
     "                      (default: the spec in ACTORFLOW_FAULTS, whose task=/job:J/task:T\n"
     "                      groups let one variable configure a whole cluster;\n"
     "                      docs/fault-tolerance.md)\n"
-    "  --exit-with-parent  stop when the parent process dies (for tests and launchers)\n";
+    "  --exit_with_parent  stop when the parent process dies (for tests and launchers)\n";
 
 struct ServerFlags {
   WorkerServerOptions options;
   bool exit_with_parent = false;
   std::string cluster;      // --cluster, or TF_CONFIG's
-  std::string secret_file;  // --secret-file (empty: ACTORFLOW_SECRET_FILE's)
-  std::vector<std::string> allowed_dirs;  // --allowed-dirs (empty after "any": anywhere)
+  std::string secret_file;  // --secret_file (empty: ACTORFLOW_SECRET_FILE's)
+  std::vector<std::string> allowed_dirs;  // --allowed_dirs (empty after "any": anywhere)
   bool allowed_dirs_given = false;
   ServerLimits limits;
   bool job_given = false, task_given = false, address_given = false;
@@ -119,10 +119,10 @@ Status ResolveClusterTask(ServerFlags* flags) {
 
 Status ReadServerFlags(const Args& args, ServerFlags* flags) {
   std::vector<Flag> list;
-  AF_RETURN_IF_ERROR(ParseFlags(args, {"--exit-with-parent"}, &list));
+  AF_RETURN_IF_ERROR(ParseFlags(args, {"--exit_with_parent"}, &list));
   for (const Flag& f : list) {
     // A switch given "=value" is not the switch.
-    if (f.name == "--exit-with-parent" && f.value.empty()) {
+    if (f.name == "--exit_with_parent" && f.value.empty()) {
       flags->exit_with_parent = true;
       continue;
     }
@@ -146,13 +146,13 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
     } else if (f.name == "--task") {
       ok = ParseInt(f.value, 0, 1 << 20, &flags->options.task);
       flags->task_given = true;
-    } else if (f.name == "--secret-file") {
+    } else if (f.name == "--secret_file") {
       ok = !f.value.empty();
       flags->secret_file = f.value;
-    } else if (f.name == "--stall-warning-ms") {
+    } else if (f.name == "--stall_warning_ms") {
       ok = ParseInt(f.value, 0, 1 << 30, &number);
       flags->options.stall_warning_ms = number;
-    } else if (f.name == "--allowed-dirs" || f.name == "--allowed_dirs") {
+    } else if (f.name == "--allowed_dirs") {
       ok = !f.value.empty();
       flags->allowed_dirs_given = true;
       flags->allowed_dirs.clear();
@@ -165,16 +165,16 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
         }
         ok = ok && !flags->allowed_dirs.empty();
       }
-    } else if (f.name == "--max-graph-bytes" || f.name == "--max-graph-nodes" ||
-               f.name == "--max-sessions-per-client") {
+    } else if (f.name == "--max_graph_bytes" || f.name == "--max_graph_nodes" ||
+               f.name == "--max_sessions_per_client") {
       ok = ParseInt(f.value, 1, std::numeric_limits<int>::max(), &number);
-      int64_t& limit = f.name == "--max-graph-bytes"   ? flags->limits.max_graph_bytes
-                       : f.name == "--max-graph-nodes" ? flags->limits.max_graph_nodes
+      int64_t& limit = f.name == "--max_graph_bytes"   ? flags->limits.max_graph_bytes
+                       : f.name == "--max_graph_nodes" ? flags->limits.max_graph_nodes
                                                        : flags->limits.max_sessions_per_client;
       limit = number;
-    } else if (f.name == "--session-memory-limit" || f.name == "--session_memory_limit") {
+    } else if (f.name == "--session_memory_limit") {
       ok = ParseBytes(f.value, &flags->options.session_memory_limit);
-    } else if (f.name == "--max-step-secs" || f.name == "--max_step_secs") {
+    } else if (f.name == "--max_step_secs") {
       ok = ParseDouble(f.value, 0, 1e7, &flags->options.max_step_secs);
     } else if (f.name == "--faults") {
       ok = !f.value.empty();
@@ -233,14 +233,14 @@ int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
       << WireProtocolVersion() << "\n";
   out << "actorflow server: listening on " << flags.options.host << ":" << server->port();
   if (flags.options.cluster_secret.empty()) {
-    out << " without authentication (loopback only; give --secret-file to listen on other "
+    out << " without authentication (loopback only; give --secret_file to listen on other "
            "addresses)";
   } else {
     out << " (cluster secret required)";
   }
   out << "\n";
   const std::vector<std::string> allowed = AllowedDirectories();
-  out << "  graphs may use files " << (allowed.empty() ? "anywhere (--allowed-dirs any)" : "under");
+  out << "  graphs may use files " << (allowed.empty() ? "anywhere (--allowed_dirs any)" : "under");
   for (const std::string& dir : allowed) out << " " << dir;
   out << "\n";
   for (const std::string& device : server->device_names()) out << "  device " << device << "\n";

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "actors/coordination/staleness_clock_core.h"
-#include "actors/stall_inspection.h"
+#include "actors/health/stall_inspection.h"
 #include "core/logging.h"
 
 namespace af::actors {

@@ -39,7 +39,7 @@ class NodeTimingBuffer {
  private:
   std::vector<Entry> entries_;
   std::atomic<size_t> next_{0};
-  std::mutex overflow_mu_;
+  std::mutex overflow_mu_;  // guards overflow_ (timings past entries_' capacity)
   std::vector<Entry> overflow_;
   const ThreadPool* pool_;
 };

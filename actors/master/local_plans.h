@@ -49,7 +49,7 @@ class LocalPlanCache {
   int64_t size() const;
 
  private:
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards plans_
   std::unordered_map<std::string, std::shared_ptr<const LocalPlan>> plans_;
 };
 

@@ -34,7 +34,7 @@ struct MasterWorker {
 struct HealthCheckOptions {
   std::chrono::milliseconds interval{250};
   std::chrono::milliseconds lost_after{1500};
-  // Gets a WorkerLost and a StepAborted (actors/health_events.h) for each
+  // Gets a WorkerLost and a StepAborted (actors/health/health_events.h) for each
   // lost worker and aborted step (null: nobody listens). Embedding
   // applications subscribe through it (actors/embedding.h).
   caf::actor events;

@@ -14,10 +14,10 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <caf/typed_response_promise.hpp>
 
-#include "actors/admitted_handler.h"
+#include "actors/transport/admitted_handler.h"
 #include "actors/cluster_connect.h"
 #include "actors/master/master_actor.h"
-#include "actors/peer_auth.h"
+#include "actors/transport/peer_auth.h"
 #include "core/server_limits.h"
 
 namespace af::actors {
@@ -249,7 +249,7 @@ struct MasterServiceState {
   MasterServiceOptions options;
   std::unordered_map<uint64_t, PendingOpen> opening;
   uint64_t next_open = 1;
-  // Sessions opening or open per client node (--max-sessions-per-client),
+  // Sessions opening or open per client node (--max_sessions_per_client),
   // and the node of each open session, to count it down when it ends.
   std::unordered_map<caf::node_id, int64_t> sessions_per_node;
   std::unordered_map<caf::actor_addr, caf::node_id> session_nodes;
@@ -358,7 +358,7 @@ master_service_actor::behavior_type MasterServiceBehavior(ServicePointer self,
                    return {
                        wire::ToWire(errors::ResourceExhausted(
                            "Session: node ", caf::to_string(client.node()), " already holds ", held,
-                           " sessions on this server, its limit (--max-sessions-per-client)")),
+                           " sessions on this server, its limit (--max_sessions_per_client)")),
                        caf::actor{}, std::vector<wire::DeviceInfo>{}};
                  }
                  ++held;

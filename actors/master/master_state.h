@@ -108,13 +108,7 @@ using MasterPointer = master_actor::stateful_pointer<MasterState>;
 void RunStep(MasterPointer self, std::shared_ptr<RunCall> call);
 // Fails a running step: aborts it on its workers and answers the client.
 void FailStep(MasterPointer self, int64_t step_id, const Status& why);
-// A worker process died: fail what depends on it.
-void WorkerLost(MasterPointer self, int worker, const Status& why);
 // The session as a worker opens it: the master and every worker's devices.
 OpenSession SessionOpening(MasterPointer self);
-// Reconnects a lost worker's address; a process serving the same devices
-// there (restarted, with a new incarnation) rejoins the session
-// (actors/master/worker_rejoin.cc).
-void TryRejoin(MasterPointer self, int worker);
 
 }  // namespace af::actors

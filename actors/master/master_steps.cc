@@ -7,8 +7,9 @@
 #include <caf/sec.hpp>
 #include <caf/send.hpp>
 
-#include "actors/caf_status.h"
-#include "actors/health_events.h"
+#include "actors/transport/caf_status.h"
+#include "actors/health/health_events.h"
+#include "actors/health/master_health.h"
 #include "actors/master/master_state.h"
 
 namespace af::actors {
@@ -442,39 +443,5 @@ void FailStep(MasterPointer self, int64_t step_id, const Status& why) {
   call->Finish(why);
 }
 
-void WorkerLost(MasterPointer self, int worker, const Status& why) {
-  MasterState& st = self->state;
-  if (!st.workers[worker].alive) return;
-  st.workers[worker].alive = false;
-  st.workers[worker].lost = why;
-  if (st.health.events) {
-    caf::anon_send(st.health.events, af::WorkerLost{st.workers[worker].Describe(), why});
-  }
-  auto uses = [worker](const CachedStep& step) {
-    return std::any_of(step.groups.begin(), step.groups.end(),
-                       [worker](const CachedStep::Group& g) { return g.worker == worker; });
-  };
-  std::vector<int64_t> failing;
-  for (const auto& [step_id, flight] : st.inflight) {
-    if (uses(*flight.step)) failing.push_back(step_id);
-  }
-  for (int64_t step_id : failing) FailStep(self, step_id, why);
-  // Plans that use the lost worker are rebuilt on the next Run; their
-  // partitions on the workers still alive are freed now.
-  for (auto it = st.cache.begin(); it != st.cache.end();) {
-    if (!it->second->ready || !uses(*it->second)) {
-      ++it;
-      continue;
-    }
-    for (const auto& group : it->second->groups) {
-      const WorkerRecord& w = st.workers[group.worker];
-      if (!w.alive) continue;
-      for (int64_t handle : group.handles) {
-        self->send(w.worker.handle, dereg_atom::value, st.session_id, handle);
-      }
-    }
-    it = st.cache.erase(it);
-  }
-}
 
 }  // namespace af::actors

@@ -12,7 +12,7 @@
 #include <caf/system_messages.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
-#include "actors/caf_status.h"
+#include "actors/transport/caf_status.h"
 
 namespace af::actors {
 namespace {

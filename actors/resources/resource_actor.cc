@@ -9,7 +9,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/any_thread_send.h"
-#include "actors/stall_inspection.h"
+#include "actors/health/stall_inspection.h"
 
 namespace af::actors {
 namespace {
@@ -35,7 +35,7 @@ void ArmRecheck(ResourcePointer self) {
   self->delayed_send(self, std::chrono::nanoseconds(left), resource_recheck_atom::value);
 }
 
-// Waiting requests get a stall check (actors/stall_inspection.h).
+// Waiting requests get a stall check (actors/health/stall_inspection.h).
 void ArmInspection(ResourcePointer self) {
   ArmStallCheck(self, &self->state.inspecting, resource_inspect_atom::value);
 }

@@ -40,7 +40,7 @@ using resource_actor = caf::typed_actor<
     caf::reacts_to<resource_withdraw_atom, uint64_t, int32_t>,
     // Its own timer: the core's waits may end with time alone.
     caf::reacts_to<resource_recheck_atom>,
-    // Its own stall inspection (actors/stall_reporting.h), while requests wait.
+    // Its own stall inspection (actors/health/stall_reporting.h), while requests wait.
     caf::reacts_to<resource_inspect_atom>,
     // The resource object is gone: fail what waits (the core's destructor)
     // and quit.

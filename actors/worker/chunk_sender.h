@@ -1,5 +1,5 @@
 // Sends a large tensor to a worker in another process in chunks with a
-// credit window (actors/wire.h kChunkWindow): a short-lived actor per
+// credit window (actors/transport/wire.h kChunkWindow): a short-lived actor per
 // transfer keeps at most that many chunks unacknowledged and stops when the
 // receiver says the step is gone or stops answering.
 #pragma once

@@ -64,7 +64,7 @@ class DataPlane {
 
   std::unique_ptr<net::TensorSender> sender_;
   std::unique_ptr<net::TensorReceiver> receiver_;
-  std::mutex mu_;
+  std::mutex mu_;  // guards worker_
   caf::actor_addr worker_;  // weak: the worker owns this
 };
 

@@ -39,7 +39,7 @@ class LocalPartitionTable {
   std::shared_ptr<const LocalDeviceNames> local_devices() const;
 
  private:
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards partitions_ and local_devices_
   std::unordered_map<int64_t, LocalPartition> partitions_;
   std::shared_ptr<const LocalDeviceNames> local_devices_;
 };

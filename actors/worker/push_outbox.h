@@ -31,7 +31,7 @@ class PushOutbox {
  private:
   const uint64_t id_;
   const worker_actor destination_;
-  std::mutex mu_;
+  std::mutex mu_;  // guards pending_ and flush_requested_
   std::vector<wire::TensorPush> pending_;
   bool flush_requested_ = false;
 };

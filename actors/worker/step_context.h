@@ -109,7 +109,7 @@ class StepContext {
   std::function<void()> on_done_;
   std::atomic<int> pending_{0};
   bool started_ = false;
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards status_, aborted_, cost_nodes_, cost_micros_ and traces_
   Status status_;
   bool aborted_ = false;
   const std::chrono::steady_clock::time_point created_;

@@ -13,12 +13,13 @@
 #include <caf/system_messages.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
-#include "actors/admitted_handler.h"
+#include "actors/transport/admitted_handler.h"
 #include "actors/any_thread_send.h"
-#include "actors/incoming_tensors.h"
-#include "actors/stall_reporting.h"
-#include "actors/peer_auth.h"
-#include "actors/wire_handshake.h"
+#include "actors/health/master_watch.h"
+#include "actors/transport/incoming_tensors.h"
+#include "actors/health/stall_reporting.h"
+#include "actors/transport/peer_auth.h"
+#include "actors/transport/wire_handshake.h"
 #include "actors/worker/data_plane.h"
 #include "actors/worker/fault_hooks.h"
 #include "actors/worker/peer_connections.h"
@@ -41,7 +42,7 @@ uint64_t NewIncarnation() {
   return value;
 }
 
-// The guard of every handler but the handshake's (actors/peer_auth.h).
+// The guard of every handler but the handshake's (actors/transport/peer_auth.h).
 Status Admit(WorkerPointer self, std::string_view what) {
   return CheckPeer(self, what, !self->state.cluster_secret.empty());
 }

@@ -40,7 +40,7 @@ struct WorkerOptions {
   // for (0: off). `stall_log` gets the line (null: stderr).
   std::chrono::milliseconds stall_warning_after{10000};
   std::function<void(const std::string&)> stall_log;
-  // The cluster secret (actors/peer_auth.h): the worker answers the
+  // The cluster secret (actors/transport/peer_auth.h): the worker answers the
   // handshake with it and admits only local actors, nodes that proved it
   // and the peers their sessions vouch for. Empty: no checks (a server
   // without a secret listens on loopback only).

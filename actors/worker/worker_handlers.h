@@ -37,7 +37,6 @@ caf::result<wire::WireStatus> DialPeersThenAnswer(
     wire::WireStatus opened);
 void CloseSession(WorkerPointer self, int64_t session_id, const Status& why);
 void FreeOrphanedSession(WorkerPointer self, int64_t session_id, const Status& why);
-void WatchMasters(WorkerPointer self);
 caf::result<wire::WireStatus> ResetContainers(WorkerPointer self,
                                               const std::vector<std::string>& containers);
 caf::result<std::vector<ContainerListing>> ListContainers(WorkerPointer self);

@@ -18,10 +18,11 @@
 #include <caf/io/middleman_actor.hpp>
 
 #include "actors/any_thread_send.h"
-#include "actors/cluster_tls.h"
-#include "actors/incoming_tensors.h"
+#include "actors/health/master_watch.h"
+#include "actors/transport/cluster_tls.h"
+#include "actors/transport/incoming_tensors.h"
 #include "actors/worker/push_outbox.h"
-#include "actors/wire_handshake.h"
+#include "actors/transport/wire_handshake.h"
 #include "core/logging.h"
 #include "core/server_limits.h"
 
@@ -30,8 +31,6 @@ namespace {
 
 // A dial to a peer server at OpenSession (actors/worker/peer_connections.h).
 constexpr auto kPeerDialTimeout = std::chrono::seconds(10);
-// How often the worker checks its remote masters' heartbeats.
-constexpr auto kMasterWatchPeriod = std::chrono::milliseconds(200);
 // Resetting or listing containers is quick local work; this only bounds a
 // container actor that stopped answering.
 constexpr auto kContainerTimeout = std::chrono::seconds(30);
@@ -124,7 +123,7 @@ wire::WireStatus OpenSessionOnWorker(WorkerPointer self, OpenSession& req) {
     if (held >= limit) {
       return wire::ToWire(errors::ResourceExhausted(
           "OpenSession: node ", caf::to_string(req.master.node()), " already holds ", held,
-          " sessions on ", st.task_name, ", its limit (--max-sessions-per-client)"));
+          " sessions on ", st.task_name, ", its limit (--max_sessions_per_client)"));
     }
   }
   if (req.master) self->monitor(req.master);
@@ -246,29 +245,5 @@ caf::result<std::vector<ContainerListing>> ListContainers(WorkerPointer self) {
   return promise;
 }
 
-// Closes the sessions whose master stopped sending heartbeats: a master
-// that hangs (or whose host vanished without closing the connection) must
-// not pin its sessions' state here forever.
-void WatchMasters(WorkerPointer self) {
-  WorkerState& st = self->state;
-  const auto now = std::chrono::steady_clock::now();
-  std::vector<std::pair<int64_t, double>> lost;
-  for (const auto& [id, session] : st.sessions) {
-    if (session.master_lost_after.count() == 0) continue;
-    if (now - session.last_heartbeat > session.master_lost_after) {
-      lost.emplace_back(id, std::chrono::duration<double>(now - session.last_heartbeat).count());
-    }
-  }
-  for (const auto& [id, seconds] : lost) {
-    FreeOrphanedSession(self, id,
-                        errors::Aborted("the master of session ", id, " sent no heartbeat for ",
-                                        static_cast<int>(seconds * 10) / 10.0, " s"));
-  }
-  const bool watched = std::any_of(st.sessions.begin(), st.sessions.end(), [](const auto& entry) {
-    return entry.second.master_lost_after.count() != 0;
-  });
-  st.watching_masters = watched;
-  if (watched) self->delayed_send(self, kMasterWatchPeriod, watch_atom::value);
-}
 
 }  // namespace af::actors

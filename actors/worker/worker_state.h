@@ -76,7 +76,7 @@ struct WorkerState {
   bool watching_masters = false;  // a watch_atom tick is pending
   std::chrono::milliseconds stall_warning_after{0};
   std::function<void(const std::string&)> stall_log;
-  std::string cluster_secret;  // empty: no peer checks (actors/peer_auth.h)
+  std::string cluster_secret;  // empty: no peer checks (actors/transport/peer_auth.h)
   std::chrono::milliseconds max_step{0};  // 0: steps run as long as their master lets them
   int64_t session_memory_limit = 0;       // bytes per session (0: no limit)
   std::vector<wire::DeviceInfo> devices;

@@ -16,8 +16,8 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/any_thread_send.h"
-#include "actors/incoming_tensors.h"
-#include "actors/stall_reporting.h"
+#include "actors/transport/incoming_tensors.h"
+#include "actors/health/stall_reporting.h"
 #include "actors/worker/data_plane.h"
 #include "actors/worker/delay_line.h"
 #include "actors/worker/fault_hooks.h"
@@ -202,7 +202,7 @@ caf::result<wire::RunGraphResponse> RunGraph(WorkerPointer self, wire::RunGraphR
                        wire::ToWire(errors::DeadlineExceeded(
                            "step ", step_id, " of session ", req.session_id, " on ",
                            st.task_name, " ran past this server's limit of ", secs,
-                           " s per step (--max-step-secs)")));
+                           " s per step (--max_step_secs)")));
   }
   for (size_t i = 0; i < devices.size(); ++i) {
     if (late_start) {

@@ -72,7 +72,7 @@ def main():
         sys.exit(__doc__)
     binary, secret_file = sys.argv[1], sys.argv[2]
     attack(binary, "without a secret (plain CAF)", [])
-    attack(binary, "with a secret (mutual TLS)", ["--secret-file", secret_file])
+    attack(binary, "with a secret (mutual TLS)", ["--secret_file", secret_file])
 
 
 if __name__ == "__main__":

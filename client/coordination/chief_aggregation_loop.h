@@ -72,7 +72,7 @@ class ChiefAggregationLoop {
   Progress progress_;  // the loop's thread only
   int64_t waits_logged_ = 0;
 
-  std::mutex mu_;
+  std::mutex mu_;  // guards stopping_ and loop_exited_
   std::condition_variable stopped_cv_;
   bool stopping_ = false;
   bool loop_exited_ = false;  // Run returned (under mu_)

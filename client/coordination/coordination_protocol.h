@@ -173,7 +173,7 @@ class CoordinationProtocol {
   }
 
  private:
-  mutable std::mutex stats_mu_;
+  mutable std::mutex stats_mu_;  // guards stats_
   CoordinationStats stats_;
 };
 

@@ -175,7 +175,7 @@ class MonitoredTrainingSession {
   // as TensorFlow skips it when an exception leaves the session), or why
   // the last recovery failed.
   Status failed_;
-  mutable std::mutex records_mu_;
+  mutable std::mutex records_mu_;  // guards recoveries_
   std::vector<RecoveryRecord> recoveries_;
 };
 

@@ -91,7 +91,7 @@ class FaultInjector {
 
   const FaultSpec spec_;
   const std::string task_name_;
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards compute_rng_, transport_rng_, counts_ and injected_
   FaultRng compute_rng_;
   FaultRng transport_rng_;
   FaultCounts counts_;

@@ -1,6 +1,6 @@
 // The first bytes of every data-plane connection: a version check and,
 // when the listener holds a cluster secret, a mutual proof of it (HMAC-
-// SHA256 over fresh nonces, as the CAF handshake of actors/peer_auth.h, with
+// SHA256 over fresh nonces, as the CAF handshake of actors/transport/peer_auth.h, with
 // labels of its own so that no proof of one is valid in the other):
 //
 //   connector -> listener  hello:     magic u32 'AFDH', version u16,

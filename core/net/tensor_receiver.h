@@ -76,7 +76,7 @@ class TensorReceiver {
   std::atomic<bool> stopping_{false};
   std::atomic<int> refusals_logged_{0};
   std::thread acceptor_;
-  std::mutex mu_;
+  std::mutex mu_;  // guards connections_ and each Connection's fd
   std::list<Connection> connections_;
 };
 

@@ -90,7 +90,7 @@ class TensorSender {
   const std::string secret_;
   const std::function<void(const std::string&)> log_;
   std::atomic<bool> stopping_{false};
-  std::mutex mu_;
+  std::mutex mu_;  // guards peers_ and the fields of each Peer and Connection
   std::unordered_map<std::string, Peer> peers_;  // by address; never erased before Stop
 };
 

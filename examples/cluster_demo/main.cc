@@ -5,7 +5,7 @@
 // worker tasks, and rides out a task that dies and comes back.
 //
 //   actorflow cluster --ps 2 --workers 2 [--restart on-failure] -- af_cluster_demo
-//       [--steps N] [--interval-ms M]
+//       [--steps N] [--interval_ms M]
 #include <signal.h>
 #include <time.h>
 
@@ -21,6 +21,7 @@
 #include "client/standard_ops.h"
 #include "core/cluster_secret.h"
 #include "core/cluster_spec.h"
+#include "core/flag_spelling.h"
 #include "core/logging.h"
 
 namespace af::cluster_demo {
@@ -64,7 +65,7 @@ bool ParseOptions(int argc, char** argv, Options* options) {
     const int value = std::atoi(argv[++i]);
     if (arg == "--steps" && value > 0) {
       options->steps = value;
-    } else if (arg == "--interval-ms" && value >= 0) {
+    } else if (arg == "--interval_ms" && value >= 0) {
       options->interval_ms = value;
     } else {
       return false;
@@ -186,13 +187,14 @@ int RunChief(const Task& task, const Options& options, const sigset_t& stop) {
 
 int Main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);  // the launcher's log shows each step as it happens
+  SnakeCaseFlags(argc, argv);
   if (std::string error; !ConsumeLogLevelFlag(&argc, argv, &error)) {
     std::fprintf(stderr, "%s: %s\n", argv[0], error.c_str());
     return 2;
   }
   Options options;
   if (!ParseOptions(argc, argv, &options)) {
-    std::fprintf(stderr, "usage: af_cluster_demo [--steps N] [--interval-ms M]\n");
+    std::fprintf(stderr, "usage: af_cluster_demo [--steps N] [--interval_ms M]\n");
     return 2;
   }
   Task task;

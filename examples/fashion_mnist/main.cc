@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/flag_spelling.h"
 #include "core/logging.h"
 #include "examples/fashion_mnist/cluster_task.h"
 #include "examples/fashion_mnist/distributed_trainer.h"
@@ -92,6 +93,7 @@ void PrintDistributedReport(const af::fmnist::Options& o,
 
 int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
+  af::SnakeCaseFlags(argc, argv);
   if (std::string error; !af::ConsumeLogLevelFlag(&argc, argv, &error)) {
     std::fprintf(stderr, "%s: %s\n", argv[0], error.c_str());
     return 2;

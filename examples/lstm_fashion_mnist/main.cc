@@ -15,6 +15,7 @@
 #include "client/optimizers/adam.h"
 #include "client/standard_ops.h"
 #include "client/variables.h"
+#include "core/flag_spelling.h"
 #include "core/logging.h"
 #include "examples/fashion_mnist/batch_sampler.h"
 #include "examples/fashion_mnist/input_pipeline.h"
@@ -138,6 +139,7 @@ Status Train(const Options& o) {
 }  // namespace af
 
 int main(int argc, char** argv) {
+  af::SnakeCaseFlags(argc, argv);
   if (std::string error; !af::ConsumeLogLevelFlag(&argc, argv, &error)) {
     std::fprintf(stderr, "%s: %s\n", argv[0], error.c_str());
     return 2;

@@ -24,6 +24,7 @@
 #include "client/standard_ops.h"
 #include "core/cluster_secret.h"
 #include "core/cluster_spec.h"
+#include "core/flag_spelling.h"
 #include "core/logging.h"
 
 namespace af::split_loop {
@@ -108,6 +109,7 @@ int RunChief(const ClusterSpec& spec, int iterations) {
 
 int Main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);
+  SnakeCaseFlags(argc, argv);
   if (std::string error; !ConsumeLogLevelFlag(&argc, argv, &error)) {
     std::fprintf(stderr, "%s: %s\n", argv[0], error.c_str());
     return 2;

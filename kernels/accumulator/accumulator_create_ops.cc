@@ -100,7 +100,7 @@ class AccumulatorCreateOp : public OpKernel {
   bool private_ = false;
   bool is_resource_ = false;
 
-  std::mutex mu_;
+  std::mutex mu_;  // serializes Compute: guards accumulator_, rm_, generation_, handle_
   ResourceRef<AccumulatorInterface> accumulator_;
   ResourceMgr* rm_ = nullptr;
   uint64_t generation_ = 0;

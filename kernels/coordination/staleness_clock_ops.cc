@@ -88,7 +88,7 @@ class StalenessClockOp : public OpKernel {
   std::string container_, name_;
   bool private_ = false;
 
-  std::mutex mu_;
+  std::mutex mu_;  // serializes Compute: guards clock_, rm_, generation_ and handle_
   ResourceRef<StalenessClockInterface> clock_;
   ResourceMgr* rm_ = nullptr;
   uint64_t generation_ = 0;

@@ -41,7 +41,7 @@ class ReaderOpKernel : public OpKernel {
   bool private_ = false;  // no shared_name: the reader is this kernel's alone
   Factory factory_;
 
-  std::mutex mu_;
+  std::mutex mu_;  // serializes Compute: guards rm_, generation_, made_, handle_
   ResourceMgr* rm_ = nullptr;
   uint64_t generation_ = 0;
   bool made_ = false;

@@ -48,7 +48,7 @@ class OneDnnConv2D {
   StatusOr<std::shared_ptr<Plan>> CreatePlan(const Conv2DDims& dims) const;
 
   const ConvPass pass_;
-  std::mutex mu_;
+  std::mutex mu_;  // guards plans_
   std::map<std::array<int64_t, 7>, std::shared_ptr<Plan>> plans_;
 };
 

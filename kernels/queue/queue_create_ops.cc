@@ -143,7 +143,7 @@ class QueueCreateOp : public OpKernel {
   bool private_ = false;
   bool is_resource_ = false;
 
-  std::mutex mu_;
+  std::mutex mu_;  // serializes Compute: guards queue_, rm_, generation_, handle_
   ResourceRef<QueueInterface> queue_;
   ResourceMgr* rm_ = nullptr;
   uint64_t generation_ = 0;

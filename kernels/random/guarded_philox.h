@@ -30,7 +30,7 @@ class GuardedPhilox {
 
  private:
   PhiloxStream stream_;
-  std::mutex mu_;
+  std::mutex mu_;  // guards next_block_
   uint64_t next_block_ = 0;
 };
 

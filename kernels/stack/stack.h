@@ -40,7 +40,7 @@ class Stack : public ResourceBase {
   const DataType elem_type_;
   const int64_t max_size_;
   const std::string name_;
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards elems_ and closed_
   std::vector<Tensor> elems_;
   bool closed_ = false;
   static std::atomic<int64_t> live_;

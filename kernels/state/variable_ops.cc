@@ -60,7 +60,7 @@ class VariableOp : public OpKernel {
  private:
   DataType dtype_ = DT_INVALID;
   std::string container_, shared_name_;
-  std::mutex mu_;
+  std::mutex mu_;  // serializes Compute: guards var_, rm_ and generation_
   ResourceRef<Var> var_;
   ResourceMgr* rm_ = nullptr;
   uint64_t generation_ = 0;

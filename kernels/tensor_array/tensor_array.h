@@ -86,7 +86,7 @@ class TensorArray : public ResourceBase {
 
   const std::string name_;
   Options options_;  // element_shape tightens as writes fix it
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards slots_, closed_ and options_.element_shape
   std::vector<Slot> slots_;
   bool closed_ = false;
   ResourceRef<TensorArray> forward_;

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "actors/device/step_trace.h"
-#include "actors/wire_codec.h"
+#include "actors/transport/wire_codec.h"
 #include "graph/graph_def_import.h"
 
 namespace af {

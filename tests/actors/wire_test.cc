@@ -3,7 +3,7 @@
 // what the bytes merely claim.
 #include <boost/test/unit_test.hpp>
 
-#include "actors/wire_codec.h"
+#include "actors/transport/wire_codec.h"
 
 namespace af {
 namespace {

@@ -40,7 +40,7 @@ BOOST_AUTO_TEST_CASE(paths_are_checked_after_dotdot_and_symlinks_resolve) {
     const Status s = CheckFileAccess(path);
     BOOST_TEST(s.code() == Code::PERMISSION_DENIED, path << ": " << s);
     BOOST_TEST(s.message().find("'" + path + "'") != std::string::npos, s);
-    BOOST_TEST(s.message().find("--allowed-dirs") != std::string::npos, s);
+    BOOST_TEST(s.message().find("--allowed_dirs") != std::string::npos, s);
   }
 }
 

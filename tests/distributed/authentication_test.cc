@@ -1,6 +1,6 @@
-// Only cluster members get in: a server with `--secret-file` speaks CAF
+// Only cluster members get in: a server with `--secret_file` speaks CAF
 // only over mutual TLS under the CA every holder of the secret derives
-// (actors/cluster_tls.h), and then admits a process only after it proved
+// (actors/transport/cluster_tls.h), and then admits a process only after it proved
 // the secret (HMAC challenge, both ways), and the session's peer workers
 // through its master's word. A session without the secret or with another
 // one fails the TLS handshake; a member that skips the handshake is
@@ -15,7 +15,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "actors/wire_probe.h"
+#include "actors/transport/wire_probe.h"
 #include "core/cluster_secret.h"
 #include "tests/actors/session_test_util.h"
 #include "tests/distributed/server_process.h"
@@ -78,11 +78,11 @@ struct PsAndWorker {
     const std::vector<uint16_t> ports = FreePorts(2);
     BOOST_TEST_REQUIRE(ports.size() == 2u);
     spec = "ps=" + Address(ports[0]) + ";worker=" + Address(ports[1]);
-    ps_args = {"--cluster", spec, "--job", "ps", "--task", "0", "--secret-file", secret.path};
+    ps_args = {"--cluster", spec, "--job", "ps", "--task", "0", "--secret_file", secret.path};
     ps.any_port = false;
     Status s = ps.Start(ps_args);
     BOOST_TEST_REQUIRE(s.ok(), s);
-    StartSingleTask(&worker, spec, {"--secret-file", secret.path});
+    StartSingleTask(&worker, spec, {"--secret_file", secret.path});
   }
 };
 
@@ -143,13 +143,13 @@ BOOST_AUTO_TEST_CASE(a_session_without_the_secret_is_refused_naming_the_task) {
   BOOST_TEST_REQUIRE(ports.size() == 1u);
   const std::string spec = "worker=" + Address(ports[0]);
   ServerProcess server;
-  StartSingleTask(&server, spec, {"--secret-file", secret.path});
+  StartSingleTask(&server, spec, {"--secret_file", secret.path});
   std::unique_ptr<Session> session;
   Status s = Session::Create(ClusterSession(spec, ""), &session);
   BOOST_TEST_MESSAGE(s);
   BOOST_TEST(s.code() == Code::UNAUTHENTICATED, s);
   BOOST_TEST(s.message() == "/job:worker/replica:0/task:0 at " + Address(ports[0]) +
-                                " requires the cluster secret (give --secret-file or set "
+                                " requires the cluster secret (give --secret_file or set "
                                 "ACTORFLOW_SECRET_FILE)",
              s);
   // Refused in the TLS handshake, before CAF parsed a byte: the server
@@ -164,7 +164,7 @@ BOOST_AUTO_TEST_CASE(a_session_with_another_secret_is_refused) {
   BOOST_TEST_REQUIRE(ports.size() == 1u);
   const std::string spec = "worker=" + Address(ports[0]);
   ServerProcess server;
-  StartSingleTask(&server, spec, {"--secret-file", secret.path});
+  StartSingleTask(&server, spec, {"--secret_file", secret.path});
   std::unique_ptr<Session> session;
   Status s = Session::Create(ClusterSession(spec, other.path), &session);
   BOOST_TEST_MESSAGE(s);
@@ -180,7 +180,7 @@ BOOST_AUTO_TEST_CASE(a_server_without_the_secret_is_refused_by_the_client) {
   SecretFile secret;
   ServerProcess server;
   BOOST_TEST_REQUIRE(server.Start({}).ok());
-  BOOST_TEST(server.output().find("without authentication (loopback only; give --secret-file "
+  BOOST_TEST(server.output().find("without authentication (loopback only; give --secret_file "
                                   "to listen on other addresses)") != std::string::npos,
              server.output());
   SessionOptions options;
@@ -198,7 +198,7 @@ BOOST_AUTO_TEST_CASE(a_server_without_the_secret_is_refused_by_the_client) {
 BOOST_AUTO_TEST_CASE(a_peer_that_skips_the_handshake_is_refused_everything) {
   SecretFile secret;
   ServerProcess server;
-  BOOST_TEST_REQUIRE(server.Start({"--task", "1", "--secret-file", secret.path}).ok());
+  BOOST_TEST_REQUIRE(server.Start({"--task", "1", "--secret_file", secret.path}).ok());
   std::vector<actors::ProbeAnswer> answers;
   // A plain CAF peer does not get past TLS.
   Status s = actors::ProbeWithoutHandshake("127.0.0.1", server.port(), &answers);
@@ -261,7 +261,7 @@ BOOST_AUTO_TEST_CASE(without_a_secret_a_server_listens_on_loopback_only) {
 
   SecretFile secret;
   ServerProcess server;
-  Status s = server.Start({"--host", "0.0.0.0", "--secret-file", secret.path});
+  Status s = server.Start({"--host", "0.0.0.0", "--secret_file", secret.path});
   BOOST_TEST_REQUIRE(s.ok(), s);
   BOOST_TEST(server.output().find("listening on 0.0.0.0:") != std::string::npos, server.output());
   SessionOptions options;
@@ -278,7 +278,7 @@ BOOST_AUTO_TEST_CASE(secret_files_others_can_read_or_too_short_are_refused) {
   const std::string readable =
       WriteFileWithMode(dir, "readable", std::string(64, 'a') + "\n", 0644);
   std::string output;
-  BOOST_TEST(testing::RunActorflow({"server", "--secret-file", readable}, &output) != 0);
+  BOOST_TEST(testing::RunActorflow({"server", "--secret_file", readable}, &output) != 0);
   BOOST_TEST(output.find(readable) != std::string::npos, output);
   BOOST_TEST(output.find("chmod 600") != std::string::npos, output);
   SessionOptions options;
@@ -291,7 +291,7 @@ BOOST_AUTO_TEST_CASE(secret_files_others_can_read_or_too_short_are_refused) {
 
   const std::string short_secret = WriteFileWithMode(dir, "short", "hunter2\n", 0600);
   output.clear();
-  BOOST_TEST(testing::RunActorflow({"server", "--secret-file", short_secret}, &output) != 0);
+  BOOST_TEST(testing::RunActorflow({"server", "--secret_file", short_secret}, &output) != 0);
   BOOST_TEST(output.find("at least 16") != std::string::npos, output);
   // The environment names the file when no flag does.
   setenv(kSecretFileEnv, short_secret.c_str(), 1);

@@ -185,7 +185,7 @@ BOOST_AUTO_TEST_CASE(flag_errors_print_the_usage) {
       {"cluster", "--ps", "1", "--workers", "0", "--", "true"},                 // no worker
       {"cluster", "--ps", "1", "--workers", "1", "--restart", "always", "--", "true"},
       {"cluster", "--ps", "1", "--workers", "1", "--frobnicate", "--", "true"},
-      {"cluster", "--ps", "1", "--workers", "1", "--base-port", "65535", "--", "true"},
+      {"cluster", "--ps", "1", "--workers", "1", "--base_port", "65535", "--", "true"},
   };
   for (const std::vector<std::string>& args : wrong) {
     std::string output;
@@ -245,7 +245,7 @@ BOOST_AUTO_TEST_CASE(a_killed_ps_task_is_restarted_on_its_address) {
       "echo chief running; i=0; until [ -e " + dir.File("stop") + " ] || [ $i -ge 250 ]; do sleep 0.1; i=$((i+1)); "
       "done; echo chief done";
   Launch launch({"cluster", "--ps", "1", "--workers", "1", "--restart", "on-failure",
-                 "--max-restarts", "2", "--logdir", dir.path(), "--", "sh", "-c", chief});
+                 "--max_restarts", "2", "--logdir", dir.path(), "--", "sh", "-c", chief});
   const auto listening = [&dir](size_t n) {
     return [&dir, n] { return Count(dir.Read("ps-0.log"), "listening on") >= n; };
   };

@@ -227,7 +227,7 @@ BOOST_AUTO_TEST_CASE(eight_large_transfers_each_way_in_one_step) {
 void RoundTripWithSecret(int64_t floats, const std::string& what) {
   SecretFile secret;
   ServerProcess server;
-  StartServer(&server, 1, {"--secret-file", secret.path});
+  StartServer(&server, 1, {"--secret_file", secret.path});
   auto session = Connect({server.address()}, secret.path);
   GraphBuilder b;
   b.Placeholder("x", DT_FLOAT, LocalCpu(0));
@@ -269,7 +269,7 @@ BOOST_AUTO_TEST_CASE(members_with_a_secret_can_encrypt_the_data_plane) {
 BOOST_AUTO_TEST_CASE(a_server_on_every_interface_is_reached_where_the_session_reached_it) {
   SecretFile secret;
   ServerProcess server;
-  StartServer(&server, 1, {"--host", "0.0.0.0", "--secret-file", secret.path});
+  StartServer(&server, 1, {"--host", "0.0.0.0", "--secret_file", secret.path});
   BOOST_TEST(DataAddress(server).rfind("0.0.0.0:", 0) == 0u, server.output());
   auto session = Connect({server.address()}, secret.path);
   GraphBuilder b;
@@ -325,7 +325,7 @@ BOOST_AUTO_TEST_CASE(a_server_killed_mid_transfer_fails_the_step_without_a_hang)
 BOOST_AUTO_TEST_CASE(a_connection_with_a_wrong_proof_is_closed) {
   SecretFile secret;
   ServerProcess server;
-  StartServer(&server, 1, {"--secret-file", secret.path});
+  StartServer(&server, 1, {"--secret_file", secret.path});
   const std::string address = DataAddress(server);
   std::atomic<bool> stop{false};
   std::string key;  // the connection key, when one is agreed (never here)

@@ -12,7 +12,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "actors/wire_probe.h"
+#include "actors/transport/wire_probe.h"
 #include "tests/actors/session_test_util.h"
 #include "tests/distributed/server_process.h"
 

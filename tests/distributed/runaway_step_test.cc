@@ -1,5 +1,5 @@
 // Steps that stop: a while loop of two billion iterations on a server ends
-// at the server's step limit (--max-step-secs), at the client's deadline,
+// at the server's step limit (--max_step_secs), at the client's deadline,
 // and when the server is told to stop (SIGTERM), because the executor
 // checks the step's cancellation between nodes. The server serves the
 // next step afterwards.
@@ -67,7 +67,7 @@ BOOST_AUTO_TEST_SUITE(runaway_steps)
 
 BOOST_AUTO_TEST_CASE(the_servers_step_limit_ends_a_runaway_loop) {
   ServerProcess server;
-  BOOST_TEST_REQUIRE(server.Start({"--max-step-secs", "1"}).ok());
+  BOOST_TEST_REQUIRE(server.Start({"--max_step_secs", "1"}).ok());
   auto session = LoopSession(server);
   const auto start = Clock::now();
   std::vector<Tensor> out;
@@ -75,7 +75,7 @@ BOOST_AUTO_TEST_CASE(the_servers_step_limit_ends_a_runaway_loop) {
   const double took = SecondsSince(start);
   BOOST_TEST_MESSAGE("stopped after " << took << " s: " << s);
   BOOST_TEST(s.code() == Code::DEADLINE_EXCEEDED, s);
-  BOOST_TEST(s.message().find("--max-step-secs") != std::string::npos, s);
+  BOOST_TEST(s.message().find("--max_step_secs") != std::string::npos, s);
   BOOST_TEST(took < 30.0);
   ExpectServes(session.get());
   BOOST_TEST(session->Close().ok());

@@ -1,7 +1,7 @@
-// Servers that refuse harm: file-touching ops stay inside --allowed-dirs
-// (`..` and symlinks out of the tree refused), graphs over --max-graph-bytes
-// or --max-graph-nodes are refused, and one client holds at most
-// --max-sessions-per-client sessions. Each refusal names the node or the
+// Servers that refuse harm: file-touching ops stay inside --allowed_dirs
+// (`..` and symlinks out of the tree refused), graphs over --max_graph_bytes
+// or --max_graph_nodes are refused, and one client holds at most
+// --max_sessions_per_client sessions. Each refusal names the node or the
 // session and the limit; the server goes on serving.
 #include <unistd.h>
 
@@ -59,7 +59,7 @@ void ExpectRefused(const Status& s, const std::string& node) {
   BOOST_TEST_MESSAGE(s);
   BOOST_TEST(s.code() == Code::PERMISSION_DENIED, s);
   BOOST_TEST(s.message().find("'" + node + "'") != std::string::npos, s);
-  BOOST_TEST(s.message().find("--allowed-dirs") != std::string::npos, s);
+  BOOST_TEST(s.message().find("--allowed_dirs") != std::string::npos, s);
 }
 
 BOOST_AUTO_TEST_SUITE(server_limits)
@@ -70,7 +70,7 @@ BOOST_AUTO_TEST_CASE(file_ops_stay_inside_the_allowed_directories) {
   std::ofstream(outside.path() + "/secret.txt") << "outside";
   std::filesystem::create_directory_symlink(outside.path(), allowed.path() + "/link");
   ServerProcess server;
-  BOOST_TEST_REQUIRE(server.Start({"--allowed-dirs", allowed.path()}).ok());
+  BOOST_TEST_REQUIRE(server.Start({"--allowed_dirs", allowed.path()}).ok());
   BOOST_TEST(server.output().find("graphs may use files under " +
                                   std::filesystem::canonical(allowed.path()).string()) !=
                  std::string::npos,
@@ -110,7 +110,7 @@ BOOST_AUTO_TEST_CASE(file_ops_stay_inside_the_allowed_directories) {
 
 BOOST_AUTO_TEST_CASE(graphs_over_the_servers_limits_are_refused) {
   ServerProcess few_nodes;
-  BOOST_TEST_REQUIRE(few_nodes.Start({"--max-graph-nodes", "3"}).ok());
+  BOOST_TEST_REQUIRE(few_nodes.Start({"--max_graph_nodes", "3"}).ok());
   std::unique_ptr<Session> session;
   BOOST_TEST_REQUIRE(Session::Create(ServerSession(few_nodes), &session).ok());
   GraphBuilder b;
@@ -118,10 +118,10 @@ BOOST_AUTO_TEST_CASE(graphs_over_the_servers_limits_are_refused) {
   Status s = session->Extend(b.graph());
   BOOST_TEST(s.code() == Code::RESOURCE_EXHAUSTED, s);
   BOOST_TEST(s.message().find("4 nodes") != std::string::npos, s);
-  BOOST_TEST(s.message().find("--max-graph-nodes") != std::string::npos, s);
+  BOOST_TEST(s.message().find("--max_graph_nodes") != std::string::npos, s);
 
   ServerProcess few_bytes;
-  BOOST_TEST_REQUIRE(few_bytes.Start({"--max-graph-bytes", "64"}).ok());
+  BOOST_TEST_REQUIRE(few_bytes.Start({"--max_graph_bytes", "64"}).ok());
   std::unique_ptr<Session> direct;
   BOOST_TEST_REQUIRE(Session::Create(DirectSession(few_bytes), &direct).ok());
   GraphBuilder big;
@@ -131,18 +131,18 @@ BOOST_AUTO_TEST_CASE(graphs_over_the_servers_limits_are_refused) {
   std::vector<Tensor> out;
   s = direct->Run({}, {"n"}, {}, &out);
   BOOST_TEST(s.code() == Code::RESOURCE_EXHAUSTED, s);
-  BOOST_TEST(s.message().find("--max-graph-bytes") != std::string::npos, s);
+  BOOST_TEST(s.message().find("--max_graph_bytes") != std::string::npos, s);
 }
 
 BOOST_AUTO_TEST_CASE(one_client_holds_at_most_its_sessions) {
   ServerProcess server;
-  BOOST_TEST_REQUIRE(server.Start({"--max-sessions-per-client", "2"}).ok());
+  BOOST_TEST_REQUIRE(server.Start({"--max_sessions_per_client", "2"}).ok());
   std::unique_ptr<Session> first, second, third;
   BOOST_TEST_REQUIRE(Session::Create(ServerSession(server), &first).ok());
   BOOST_TEST_REQUIRE(Session::Create(ServerSession(server), &second).ok());
   Status s = Session::Create(ServerSession(server), &third);
   BOOST_TEST(s.code() == Code::RESOURCE_EXHAUSTED, s);
-  BOOST_TEST(s.message().find("--max-sessions-per-client") != std::string::npos, s);
+  BOOST_TEST(s.message().find("--max_sessions_per_client") != std::string::npos, s);
   // A closed session makes room.
   BOOST_TEST(first->Close().ok());
   first.reset();
@@ -157,7 +157,7 @@ BOOST_AUTO_TEST_CASE(one_client_holds_at_most_its_sessions) {
 
 BOOST_AUTO_TEST_CASE(a_sessions_memory_budget_refuses_an_allocation_before_making_it) {
   ServerProcess server;
-  BOOST_TEST_REQUIRE(server.Start({"--session-memory-limit", "1M"}).ok());
+  BOOST_TEST_REQUIRE(server.Start({"--session_memory_limit", "1M"}).ok());
   std::unique_ptr<Session> session;
   BOOST_TEST_REQUIRE(Session::Create(DirectSession(server), &session).ok());
   GraphBuilder b;
@@ -185,7 +185,7 @@ BOOST_AUTO_TEST_CASE(a_sessions_memory_budget_refuses_an_allocation_before_makin
   BOOST_TEST(s.code() == Code::RESOURCE_EXHAUSTED, s);
   BOOST_TEST(s.message().find("'filled'") != std::string::npos, s);
   BOOST_TEST(s.message().find("session ") != std::string::npos, s);
-  BOOST_TEST(s.message().find("--session-memory-limit") != std::string::npos, s);
+  BOOST_TEST(s.message().find("--session_memory_limit") != std::string::npos, s);
   s = fill(1024, &out);
   BOOST_TEST(s.ok(), s);
   BOOST_TEST(session->Close().ok());

@@ -72,7 +72,7 @@ ServerProcess::~ServerProcess() { Stop(SIGKILL, std::chrono::seconds(5)); }
 
 Status ServerProcess::Start(const std::vector<std::string>& args,
                             std::chrono::milliseconds timeout) {
-  std::vector<std::string> full = {"server", "--exit-with-parent"};
+  std::vector<std::string> full = {"server", "--exit_with_parent"};
   // Any free port, unless the test gives the address (a cluster spec, or
   // TF_CONFIG in the environment).
   if (any_port) full.insert(full.end(), {"--port", "0"});

@@ -1,6 +1,6 @@
 // An `actorflow server` child process for tests: started with --port 0 (the
 // server picks a free port and prints it), killed in every path (the
-// destructor, and --exit-with-parent if this test process dies).
+// destructor, and --exit_with_parent if this test process dies).
 #pragma once
 
 #include <sys/types.h>

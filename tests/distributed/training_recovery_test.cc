@@ -115,7 +115,7 @@ struct PsTraining {
 };
 
 // A thread that plays the cluster manager. A test server stops when the
-// thread that started it ends (--exit-with-parent is PR_SET_PDEATHSIG,
+// thread that started it ends (--exit_with_parent is PR_SET_PDEATHSIG,
 // which follows the forking thread), so the thread lives until the test
 // ends, whichever way it ends.
 class Launcher {

@@ -70,7 +70,7 @@ BOOST_AUTO_TEST_CASE(strangers_bytes_and_idle_connections_cost_a_server_with_a_s
   const std::string secret_path = dir.path() + "/secret";
   BOOST_TEST_REQUIRE(WriteNewSecretFile(secret_path).ok());
   ServerProcess server;
-  BOOST_TEST_REQUIRE(server.Start({"--secret-file", secret_path}).ok());
+  BOOST_TEST_REQUIRE(server.Start({"--secret_file", secret_path}).ok());
   const int64_t before = ResidentMiB(server.pid());
   BOOST_TEST_REQUIRE(before > 0);
 

@@ -11,8 +11,8 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "actors/wire_probe.h"
-#include "actors/wire_version.h"
+#include "actors/transport/wire_probe.h"
+#include "actors/transport/wire_version.h"
 #include "client/session.h"
 #include "core/cluster_spec.h"
 #include "tests/distributed/server_process.h"

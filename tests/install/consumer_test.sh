@@ -88,8 +88,8 @@ else
 fi
 
 # A worker from the same prefix. Port 0: the server picks a free port and
-# says which; --exit-with-parent: it goes away with this script.
-"$prefix/bin/actorflow" server --port 0 --exit-with-parent >"$tmp/server.log" 2>&1 &
+# says which; --exit_with_parent: it goes away with this script.
+"$prefix/bin/actorflow" server --port 0 --exit_with_parent >"$tmp/server.log" 2>&1 &
 server_pid=$!
 address=""
 for _ in $(seq 1 300); do

@@ -57,10 +57,10 @@ BOOST_AUTO_TEST_CASE(gradients_of_a_toy_graph) {
   BOOST_TEST_REQUIRE(grad.NumElements() == 3);
   for (int i = 0; i < 3; ++i) BOOST_TEST(grad.data<float>()[i] == want[i]);
 
-  // Weighted by --grad-ys: d(sum(dy * y))/dx = 2 x w dy.
+  // Weighted by --grad_ys: d(sum(dy * y))/dx = 2 x w dy.
   const std::string dy = dir.path() + "/dy.npy";
   BOOST_TEST_REQUIRE(WriteNpy(dy, Tensor::FromVector<float>({1.f, 0.f, -2.f})).ok());
-  out = Run("--graph " + graph + " --feed x:0=" + feed + " --grad y:0 --wrt x:0 --grad-ys " +
+  out = Run("--graph " + graph + " --feed x:0=" + feed + " --grad y:0 --wrt x:0 --grad_ys " +
                 dy + " --out " + dir.path(),
             &code);
   BOOST_TEST_REQUIRE(code == 0, out);
@@ -97,7 +97,7 @@ BOOST_AUTO_TEST_CASE(gradient_errors) {
 
   const std::string dy = dir.path() + "/dy.npy";
   BOOST_TEST_REQUIRE(WriteNpy(dy, Tensor::FromVector<float>({1.f, 2.f})).ok());
-  out = Run("--graph " + graph + " --feed x=" + feed + " --grad y --wrt x --grad-ys " + dy,
+  out = Run("--graph " + graph + " --feed x=" + feed + " --grad y --wrt x --grad_ys " + dy,
             &code);
   BOOST_TEST(code == 1, out);  // weights shaped [2] for a [3] output
 }

@@ -35,7 +35,7 @@ Status MakeKernelDeviceCurrent(OpKernelContext* ctx);
 // (and the calls themselves) one at a time anyway — they only enqueue.
 struct CublasResource {
   cublasHandle_t handle = nullptr;
-  std::mutex mu;
+  std::mutex mu;  // serializes use of handle: one cuBLAS call at a time
   CublasResource() = default;
   CublasResource(const CublasResource&) = delete;
   CublasResource& operator=(const CublasResource&) = delete;

@@ -42,7 +42,7 @@ struct ConvAlgoChoice {
 // from two threads at once, so every use holds `mu` (CudnnScope does).
 struct CudnnResource {
   cudnnHandle_t handle = nullptr;
-  std::mutex mu;
+  std::mutex mu;  // guards handle (one user at a time) and conv_algos
   // Keyed by the pass and every size of the convolution; guarded by mu.
   std::map<std::string, ConvAlgoChoice> conv_algos;
   CudnnResource() = default;

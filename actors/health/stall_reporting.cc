@@ -1,4 +1,4 @@
-#include "actors/stall_reporting.h"
+#include "actors/health/stall_reporting.h"
 #include "core/logging.h"
 
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "actors/wire_version.h"
+#include "actors/transport/wire_version.h"
 
 #include <atomic>
 #include <cstdlib>

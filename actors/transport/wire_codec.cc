@@ -1,4 +1,4 @@
-#include "actors/wire_codec.h"
+#include "actors/transport/wire_codec.h"
 
 #include <vector>
 

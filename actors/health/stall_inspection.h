@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/stall_reporting.h"
+#include "actors/health/stall_reporting.h"
 
 namespace af::actors {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "actors/wire.h"
+#include "actors/transport/wire.h"
 #include "core/status.h"
 #include "core/tensor.h"
 

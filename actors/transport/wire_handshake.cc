@@ -1,4 +1,4 @@
-#include "actors/wire_handshake.h"
+#include "actors/transport/wire_handshake.h"
 
 #include <algorithm>
 #include <set>
@@ -12,8 +12,8 @@
 #include <caf/scoped_actor.hpp>
 #include <caf/sec.hpp>
 
-#include "actors/cluster_tls.h"
-#include "actors/peer_auth.h"
+#include "actors/transport/cluster_tls.h"
+#include "actors/transport/peer_auth.h"
 
 namespace af::actors {
 namespace {

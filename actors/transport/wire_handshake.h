@@ -1,4 +1,4 @@
-// The wire-protocol version exchange (actors/wire_version.h): the first
+// The wire-protocol version exchange (actors/transport/wire_version.h): the first
 // request on every connection to another process's worker, before the
 // cluster-secret handshake and before CAF's check of the published
 // interface, so that a mismatch reads as one instead of as a failed
@@ -11,7 +11,7 @@
 // never change this request or its answer, whatever else changes. A
 // worker that predates it answers CAF's unexpected_message. The worker
 // admits a node's requests only after a matching exchange (CheckPeer in
-// actors/peer_auth.h), or on the word of a master that made one.
+// actors/transport/peer_auth.h), or on the word of a master that made one.
 #pragma once
 
 #include <chrono>
@@ -25,7 +25,7 @@
 #include <caf/fwd.hpp>
 
 #include "actors/interfaces.h"
-#include "actors/wire_version.h"
+#include "actors/transport/wire_version.h"
 #include "core/status.h"
 
 namespace af::actors {

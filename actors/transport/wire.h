@@ -1,6 +1,6 @@
 // Wire types: the payloads of the messages between masters and workers. They
 // are plain structs (no CAF here) so that step code can build them; their
-// serialization lives in actors/messages.cc, the only place that knows how
+// serialization lives in actors/transport/messages.cc, the only place that knows how
 // they cross a process boundary.
 #pragma once
 
@@ -93,7 +93,7 @@ inline constexpr int kChunkWindow = 4;
 // Bytes [offset, offset + length) of a large tensor for a Recv in another
 // process. Sending, `tensor` is the whole source tensor (nothing is copied
 // before the socket); received, it is the destination tensor the slice was
-// already deserialized into (actors/incoming_tensors.h).
+// already deserialized into (actors/transport/incoming_tensors.h).
 struct TensorChunk {
   int64_t step_id = 0;
   std::string key;  // rendezvous key
@@ -111,7 +111,7 @@ struct TensorPush {
   bool is_dead = false;
 };
 
-// The cluster-secret handshake (actors/peer_auth.h). Nonces are 32 random
+// The cluster-secret handshake (actors/transport/peer_auth.h). Nonces are 32 random
 // bytes, proofs 32-byte HMAC-SHA256 values.
 struct AuthHello {
   std::string client_nonce;

@@ -1,6 +1,6 @@
 // The one way a handler refuses a peer: Admitted(admit, "RunGraph", handler)
 // wraps a message handler so that `admit(what)` runs first. A refused
-// request is answered with the refusal as a CAF error (actors/caf_status.h:
+// request is answered with the refusal as a CAF error (actors/transport/caf_status.h:
 // the requester's FromCafError turns it back into the same Status); a
 // refused one-way message is dropped, which is all a sender that expects no
 // answer can be given (CheckPeer logs the first refusal of each node).
@@ -13,7 +13,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "actors/caf_status.h"
+#include "actors/transport/caf_status.h"
 #include "core/status.h"
 
 namespace af::actors {

@@ -9,7 +9,7 @@
 #include <caf/sec.hpp>
 #include <caf/serializer.hpp>
 
-#include "actors/incoming_tensors.h"
+#include "actors/transport/incoming_tensors.h"
 #include "actors/interfaces.h"
 #include "core/resource_handle.h"
 

@@ -31,7 +31,7 @@ class IncomingTensors {
   size_t size() const;
 
  private:
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards tensors_
   std::map<std::pair<int64_t, std::string>, Tensor> tensors_;
 };
 

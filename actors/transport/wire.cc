@@ -1,4 +1,4 @@
-#include "actors/wire.h"
+#include "actors/transport/wire.h"
 
 namespace af::wire {
 

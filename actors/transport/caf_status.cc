@@ -1,4 +1,4 @@
-#include "actors/caf_status.h"
+#include "actors/transport/caf_status.h"
 
 #include <string>
 

@@ -29,7 +29,7 @@ struct StepAborted {
   Status status;
 };
 
-// Serialization (actors/messages.cc is not touched: these live in
+// Serialization (actors/transport/messages.cc is not touched: these live in
 // actors/embedding.cc), so that RegisterActorflowTypes can register them.
 caf::error inspect(caf::serializer& f, WorkerLost& x);
 caf::error inspect(caf::deserializer& f, WorkerLost& x);

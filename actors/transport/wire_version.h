@@ -5,7 +5,7 @@
 // nothing but the names of a published actor's message types, so a field
 // added to a message would otherwise surface as a failed deserialization or
 // a request that never gets its answer. The first exchange of every
-// connection (actors/wire_handshake.h) compares the two numbers, with
+// connection (actors/transport/wire_handshake.h) compares the two numbers, with
 // CAF builtin types only, so that any two versions can read it.
 #pragma once
 
@@ -23,7 +23,7 @@
 namespace af {
 
 // Bump it with any change to what crosses processes: a message type or its
-// inspect() (actors/messages.cc, actors/wire.h), an atom, a typed interface
+// inspect() (actors/transport/messages.cc, actors/transport/wire.h), an atom, a typed interface
 // that is published or handed to another process (actors/interfaces.h), or
 // what a handler expects of a peer. Never reuse a number.
 inline constexpr uint32_t kWireProtocolVersion = 1;

@@ -1,4 +1,4 @@
-#include "actors/cluster_tls.h"
+#include "actors/transport/cluster_tls.h"
 
 #include <unistd.h>
 
@@ -14,7 +14,7 @@
 #include <caf/openssl/publish.hpp>
 #include <caf/sec.hpp>
 
-#include "actors/openssl_error_queue.h"
+#include "actors/transport/openssl_error_queue.h"
 #include "core/net/tcp_socket.h"
 #include "core/tls_identity.h"
 
@@ -106,7 +106,7 @@ Status ConnectFailed(caf::actor_system& system, const caf::error& err, const std
                "holds another one (the two hold different secrets?)");
     }
     return errors::Unauthenticated(
-        who, " requires the cluster secret (give --secret-file or set ACTORFLOW_SECRET_FILE)");
+        who, " requires the cluster secret (give --secret_file or set ACTORFLOW_SECRET_FILE)");
   }
   // A plain server answers a TLS hello with its own BASP handshake, and
   // libcaf_openssl reports that as it reports a closed port.

@@ -1,4 +1,4 @@
-#include "actors/incoming_tensors.h"
+#include "actors/transport/incoming_tensors.h"
 
 #include "core/allocator.h"
 

@@ -29,7 +29,7 @@
 
 #include <caf/fwd.hpp>
 
-#include "actors/caf_status.h"
+#include "actors/transport/caf_status.h"
 #include "actors/interfaces.h"
 #include "core/status.h"
 
@@ -44,7 +44,7 @@ namespace af::actors {
 // without a sender is refused: a remote peer can send anonymously, so
 // local code that messages a guarded actor must send with a sender.
 // Call it first thing in each handler, and answer a request with the
-// error (a Status field, or ToCafError of actors/caf_status.h for typed
+// error (a Status field, or ToCafError of actors/transport/caf_status.h for typed
 // results).
 Status CheckPeer(caf::local_actor* self, std::string_view what, bool required);
 // The same, required when this process serves with a secret
@@ -62,7 +62,7 @@ bool ServingWithSecret();
 // node that was only vouched for may not vouch in turn).
 void VouchForPeers(caf::local_actor* self, const std::vector<caf::actor>& peers);
 
-// The wire-version exchange (actors/wire_handshake.h): `node` speaks this
+// The wire-version exchange (actors/transport/wire_handshake.h): `node` speaks this
 // process's wire protocol. Without it, CheckPeer refuses the node's
 // requests (FAILED_PRECONDITION), secret or not; VouchForPeers passes it on
 // from a master that made the exchange.

@@ -12,7 +12,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
-#include "actors/openssl_error_queue.h"
+#include "actors/transport/openssl_error_queue.h"
 
 namespace {
 

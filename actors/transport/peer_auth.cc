@@ -1,4 +1,4 @@
-#include "actors/peer_auth.h"
+#include "actors/transport/peer_auth.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,7 +16,7 @@
 #include <caf/result.hpp>
 #include <caf/scoped_actor.hpp>
 
-#include "actors/wire_version.h"
+#include "actors/transport/wire_version.h"
 #include "core/cluster_secret.h"
 #include "core/logging.h"
 
@@ -169,7 +169,7 @@ class Registry {
     if (oldest != nodes_.end()) nodes_.erase(oldest);
   }
 
-  std::mutex mu_;
+  std::mutex mu_;  // guards nodes_, logged_, same_wire_, pending_ and serving_secret_
   std::unordered_map<caf::node_id, Admission> nodes_;
   std::unordered_set<caf::node_id> logged_;
   // Nodes that made a matching wire-version exchange, or were vouched for.
@@ -338,14 +338,14 @@ Status ClientHandshake::Answer(const wire::AuthChallenge& challenge, wire::AuthP
     if (secret_.empty()) return Status::OK();
     return errors::Unauthenticated(
         who_, " runs without a cluster secret, but this process has one: refusing a server that "
-              "cannot prove it (start it with the same --secret-file)");
+              "cannot prove it (start it with the same --secret_file)");
   }
   *send = true;
   *proof = wire::AuthProof{client_nonce_, challenge.server_nonce, "", ""};
   if (secret_.empty()) {
     proof->declined = "has no cluster secret";
     return errors::Unauthenticated(
-        who_, " requires the cluster secret (give --secret-file or set ACTORFLOW_SECRET_FILE)");
+        who_, " requires the cluster secret (give --secret_file or set ACTORFLOW_SECRET_FILE)");
   }
   // Checked before proving anything: a server that does not know the
   // secret learns no proof of ours.

@@ -14,10 +14,10 @@
 #include <caf/io/middleman.hpp>
 #include <caf/io/middleman_actor.hpp>
 
-#include "actors/cluster_tls.h"
-#include "actors/master/master_state.h"
-#include "actors/peer_auth.h"
-#include "actors/wire_handshake.h"
+#include "actors/transport/cluster_tls.h"
+#include "actors/health/master_health.h"
+#include "actors/transport/peer_auth.h"
+#include "actors/transport/wire_handshake.h"
 #include "core/cluster_spec.h"
 
 namespace af::actors {
@@ -134,7 +134,7 @@ void TryRejoin(MasterPointer self, int index) {
             auto handle = caf::actor_cast<worker_actor>(std::move(found));
             // A server answers nothing before the version exchange, nor,
             // with the cluster secret, before the handshake
-            // (actors/wire_handshake.h, actors/peer_auth.h).
+            // (actors/transport/wire_handshake.h, actors/transport/peer_auth.h).
             CheckVersionAsync(
                 self, caf::actor_cast<caf::actor>(handle), self->state.health.lost_after,
                 self->state.workers[index].Describe(), [=](Status same_wire) {

@@ -1,4 +1,4 @@
-#include "actors/wire_probe.h"
+#include "actors/transport/wire_probe.h"
 
 #include <chrono>
 #include <utility>
@@ -12,8 +12,8 @@
 
 #include "actors/actor_system_holder.h"
 #include "actors/interfaces.h"
-#include "actors/peer_auth.h"
-#include "actors/wire_handshake.h"
+#include "actors/transport/peer_auth.h"
+#include "actors/transport/wire_handshake.h"
 
 namespace af::actors {
 namespace {
