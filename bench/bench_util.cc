@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "core/logging.h"
 #include "core/types.h"
 
 namespace af::bench {
@@ -48,7 +49,7 @@ double Quantile(std::vector<double> v, double q) {
 
 void CheckOk(const Status& s, const std::string& what) {
   if (s.ok()) return;
-  std::fprintf(stderr, "benchmark setup failed (%s): %s\n", what.c_str(), s.ToString().c_str());
+  AF_LOG(ERROR) << "benchmark setup failed (" << what << "): " << s.ToString();
   std::exit(1);
 }
 

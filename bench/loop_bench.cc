@@ -24,6 +24,7 @@
 #include "client/session.h"
 #include "client/standard_ops.h"
 #include "client/variables.h"
+#include "core/logging.h"
 #include "examples/models/lstm_model.h"
 #include "core/tensor.h"
 #include "core/types.h"
@@ -76,8 +77,7 @@ void Run(int iterations, int num_vars) {
   auto step = [&] { CheckOk(session->Run({}, {"exit0:0"}, {"all_exits"}, &out), "run"); };
   step();
   if (out[0].scalar<int32_t>() != iterations) {
-    std::fprintf(stderr, "loop computed %d, expected %d\n", out[0].scalar<int32_t>(),
-                 iterations);
+    AF_LOG(ERROR) << "loop computed " << out[0].scalar<int32_t>() << ", expected " << iterations;
     std::exit(1);
   }
   const double seconds = TimePerCall(step, 0.5);
@@ -152,9 +152,9 @@ double SplitLoopMicros(Session* session, const Place& place, int iterations,
   step();
   const int64_t expected = 3ll * iterations * (iterations - 1) / 2;
   if (out[0].scalar<int32_t>() != expected || out[1].scalar<int32_t>() != iterations) {
-    std::fprintf(stderr, "%s: loop computed acc %d i %d, expected %lld and %d\n", place.name,
-                 out[0].scalar<int32_t>(), out[1].scalar<int32_t>(),
-                 static_cast<long long>(expected), iterations);
+    AF_LOG(ERROR) << place.name << ": loop computed acc " << out[0].scalar<int32_t>() << " i "
+                  << out[1].scalar<int32_t>() << ", expected " << expected << " and "
+                  << iterations;
     std::exit(1);
   }
   return TimePerCall(step, 0.5) * 1e6 / iterations;

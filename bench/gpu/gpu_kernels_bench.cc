@@ -29,6 +29,7 @@
 
 #include "core/gpu/gpu_device_context.h"
 #include "core/kernel_registry.h"
+#include "core/logging.h"
 #include "core/node_def_util.h"
 #include "core/op_kernel.h"
 #include "core/op_registry.h"
@@ -45,7 +46,7 @@ constexpr int kWarmup = 5;
 constexpr int kRuns = 20;
 
 [[noreturn]] void Fail(const std::string& what, const Status& s) {
-  std::fprintf(stderr, "bench_gpu_kernels: %s: %s\n", what.c_str(), s.ToString().c_str());
+  AF_LOG(ERROR) << what << ": " << s.ToString();
   std::exit(1);
 }
 

@@ -199,7 +199,7 @@ int Main(int argc, char** argv) {
   }
   Task task;
   if (Status s = ReadTask(&task); !s.ok()) {
-    std::fprintf(stderr, "af_cluster_demo: %s\n", s.ToString().c_str());
+    AF_LOG(ERROR) << s.ToString();
     return 2;
   }
   // Blocked before any runtime thread starts, so that every thread
@@ -211,7 +211,7 @@ int Main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   std::unique_ptr<WorkerServer> server;
   if (Status s = ServeOwnTask(task, &server); !s.ok()) {
-    std::fprintf(stderr, "af_cluster_demo: %s\n", s.ToString().c_str());
+    AF_LOG(ERROR) << s.ToString();
     return 1;
   }
   if (task.index == 0) return RunChief(task, options, stop);

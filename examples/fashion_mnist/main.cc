@@ -113,14 +113,14 @@ int main(int argc, char** argv) {
   bool distributed = false;
   s = af::fmnist::FindClusterTask(options, &task, &distributed);
   if (!s.ok()) {
-    std::fprintf(stderr, "fashion_mnist: %s\n", s.ToString().c_str());
+    AF_LOG(ERROR) << s.ToString();
     return 2;
   }
   if (distributed) {
     af::fmnist::DistributedReport report;
     s = af::fmnist::TrainDistributed(options, task, &report);
     if (!s.ok()) {
-      std::fprintf(stderr, "fashion_mnist %s: %s\n", task.name().c_str(), s.ToString().c_str());
+      AF_LOG(ERROR) << task.name() << ": " << s.ToString();
       return 1;
     }
     PrintDistributedReport(
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
   af::fmnist::TrainReport report;
   s = af::fmnist::Train(options, &report);
   if (!s.ok()) {
-    std::fprintf(stderr, "fashion_mnist: %s\n", s.ToString().c_str());
+    AF_LOG(ERROR) << s.ToString();
     return 1;
   }
   const double wall =

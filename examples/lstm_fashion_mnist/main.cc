@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
   }
   s = af::Train(options);
   if (!s.ok()) {
-    std::fprintf(stderr, "lstm_fashion_mnist: %s\n", s.ToString().c_str());
+    AF_LOG(ERROR) << s.ToString();
     return 1;
   }
   return 0;

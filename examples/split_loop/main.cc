@@ -73,8 +73,7 @@ struct SplitLoop {
 int RunChief(const ClusterSpec& spec, int iterations) {
   SplitLoop loop;
   if (!loop.root.ok()) {
-    std::fprintf(stderr, "af_split_loop: building the loop: %s\n",
-                 loop.root.status().ToString().c_str());
+    AF_LOG(ERROR) << "building the loop: " << loop.root.status().ToString();
     return 1;
   }
   SessionOptions options;
@@ -90,7 +89,7 @@ int RunChief(const ClusterSpec& spec, int iterations) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!s.ok()) {
-    std::fprintf(stderr, "af_split_loop: %s\n", s.ToString().c_str());
+    AF_LOG(ERROR) << s.ToString();
     return 1;
   }
   float expected = 1.0f;
@@ -101,7 +100,7 @@ int RunChief(const ClusterSpec& spec, int iterations) {
               iterations > 0 ? seconds * 1e6 / iterations : 0.0, Cpu(0).c_str(),
               Cpu(1).c_str());
   if (std::fabs(got - expected) > 1e-5f * std::max(1.0f, std::fabs(expected))) {
-    std::fprintf(stderr, "af_split_loop: wrong result\n");
+    AF_LOG(ERROR) << "wrong result";
     return 1;
   }
   return 0;
@@ -140,7 +139,7 @@ int Main(int argc, char** argv) {
   std::unique_ptr<WorkerServer> server;
   if (s.ok()) s = Serve(spec, task, &server);
   if (!s.ok()) {
-    std::fprintf(stderr, "af_split_loop: %s\n", s.ToString().c_str());
+    AF_LOG(ERROR) << s.ToString();
     return 2;
   }
   if (task == 0) return RunChief(spec, iterations);
