@@ -127,8 +127,7 @@ master_session_actor::behavior_type MasterSessionBehavior(SessionPointer self,
                    return wire::ToWire(errors::InvalidArgument(
                        "Extend: the GraphDef sent by the client does not parse"));
                  }
-                 if (Status s = CheckGraphLimits("Extend", static_cast<int64_t>(graph_bytes.size()),
-                                                 call->graph.node_size());
+                 if (Status s = CheckGraphLimits("Extend", /*bytes=*/-1, call->graph.node_size());
                      !s.ok()) {
                    return wire::ToWire(s);
                  }

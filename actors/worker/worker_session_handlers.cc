@@ -154,17 +154,19 @@ caf::result<wire::WireStatus> DialPeersThenAnswer(
     WorkerPointer self, const std::vector<std::pair<std::string, uint16_t>>& targets,
     wire::WireStatus opened) {
   if (targets.empty()) return opened;
+  // Before the promise: once one exists, the handler's own return value is
+  // no longer the answer, and a refusal returned here would be lost.
+  caf::io::middleman_actor connector;
+  if (Status s = ConnectionManagerFor(self->system(), self->state.cluster_secret, &connector);
+      !s.ok()) {
+    return wire::ToWire(s.WithContext("OpenSession on " + self->state.task_name));
+  }
   auto promise = self->make_response_promise<wire::WireStatus>();
   auto pending = std::make_shared<size_t>(targets.size());
   auto refused = std::make_shared<Status>();
   auto one_done = [=]() mutable {
     if (--*pending == 0) promise.deliver(refused->ok() ? opened : wire::ToWire(*refused));
   };
-  caf::io::middleman_actor connector;
-  if (Status s = ConnectionManagerFor(self->system(), self->state.cluster_secret, &connector);
-      !s.ok()) {
-    return wire::ToWire(s.WithContext("OpenSession on " + self->state.task_name));
-  }
   for (const auto& [host, port] : targets) {
     self->request(connector, kPeerDialTimeout, caf::connect_atom::value, host, port)
         .then([=, host = host, port = port](const caf::node_id&, caf::strong_actor_ptr& found,

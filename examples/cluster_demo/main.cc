@@ -16,13 +16,13 @@
 #include <memory>
 #include <string>
 
-#include "actors/worker_server.h"
-#include "client/client_session.h"
-#include "client/standard_ops.h"
-#include "core/cluster_secret.h"
-#include "core/cluster_spec.h"
-#include "core/flag_spelling.h"
-#include "core/logging.h"
+#include <actorflow/actors/worker_server.h>
+#include <actorflow/client/client_session.h>
+#include <actorflow/client/standard_ops.h>
+#include <actorflow/core/cluster_secret.h>
+#include <actorflow/core/cluster_spec.h>
+#include <actorflow/core/flag_spelling.h>
+#include <actorflow/core/logging.h>
 
 namespace af::cluster_demo {
 namespace {

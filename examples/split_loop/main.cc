@@ -18,14 +18,14 @@
 #include <memory>
 #include <string>
 
-#include "actors/worker_server.h"
-#include "client/client_session.h"
-#include "client/control_flow/while_loop.h"
-#include "client/standard_ops.h"
-#include "core/cluster_secret.h"
-#include "core/cluster_spec.h"
-#include "core/flag_spelling.h"
-#include "core/logging.h"
+#include <actorflow/actors/worker_server.h>
+#include <actorflow/client/client_session.h>
+#include <actorflow/client/control_flow/while_loop.h>
+#include <actorflow/client/standard_ops.h>
+#include <actorflow/core/cluster_secret.h>
+#include <actorflow/core/cluster_spec.h>
+#include <actorflow/core/flag_spelling.h>
+#include <actorflow/core/logging.h>
 
 namespace af::split_loop {
 namespace {
