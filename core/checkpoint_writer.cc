@@ -1,6 +1,8 @@
 #include "core/checkpoint_writer.h"
 
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 #include "core/crc32c.h"
 
@@ -14,6 +16,22 @@ Status CheckpointWriter::Create(const std::string& path, std::unique_ptr<Checkpo
   const std::string header = checkpoint::EncodeHeader();
   AF_RETURN_IF_ERROR(file->Append(header.data(), header.size()));
   out->reset(new CheckpointWriter(std::move(file)));
+  return Status::OK();
+}
+
+Status CheckpointWriter::AppendChecksummed(const char* data, size_t bytes, uint32_t* crc) {
+  // A variable may be updated while it is saved (Save does not lock it, as
+  // TensorFlow's does not): the checksum must cover exactly the bytes that
+  // reach the file, so each chunk is copied once and both come from the copy.
+  constexpr size_t kChunkBytes = size_t{1} << 20;
+  std::vector<char> chunk(std::min(bytes, kChunkBytes));
+  for (size_t done = 0; done < bytes;) {
+    const size_t n = std::min(kChunkBytes, bytes - done);
+    std::memcpy(chunk.data(), data + done, n);
+    *crc = crc32c::Extend(*crc, chunk.data(), n);
+    AF_RETURN_IF_ERROR(file_->Append(chunk.data(), n));
+    done += n;
+  }
   return Status::OK();
 }
 
@@ -69,9 +87,8 @@ Status CheckpointWriter::Add(const std::string& name, const Tensor& tensor) {
     if (dtype == DT_STRING) {
       s = WriteStrings(tensor, &crc);
     } else if (tensor.NumElements() > 0) {
-      const size_t bytes = tensor.TotalBytes();
-      crc = crc32c::Value(tensor.raw_data(), bytes);
-      s = file_->Append(tensor.raw_data(), bytes);
+      s = AppendChecksummed(static_cast<const char*>(tensor.raw_data()), tensor.TotalBytes(),
+                            &crc);
     }
   }
   if (!s.ok()) {

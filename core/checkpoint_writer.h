@@ -32,6 +32,8 @@ class CheckpointWriter {
 
  private:
   explicit CheckpointWriter(std::unique_ptr<AtomicFileWriter> file) : file_(std::move(file)) {}
+  // Appends `bytes` at `data`, extending `crc` over exactly what was written.
+  Status AppendChecksummed(const char* data, size_t bytes, uint32_t* crc);
   Status WriteStrings(const Tensor& tensor, uint32_t* crc);
 
   std::unique_ptr<AtomicFileWriter> file_;

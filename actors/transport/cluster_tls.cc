@@ -112,7 +112,7 @@ Status ConnectFailed(caf::actor_system& system, const caf::error& err, const std
   // libcaf_openssl reports that as it reports a closed port.
   if (with_secret && err == caf::sec::cannot_connect_to_node && ServerListens(address)) {
     return errors::Unauthenticated(
-        who, " did not complete the TLS handshake: it runs without a cluster secret or holds "
+        who, " refused this process's TLS handshake: it runs without a cluster secret or holds "
              "another one");
   }
   return errors::Unavailable(system.render(err));

@@ -190,8 +190,8 @@ BOOST_AUTO_TEST_CASE(a_server_without_the_secret_is_refused_by_the_client) {
   Status s = Session::Create(options, &session);
   BOOST_TEST(s.code() == Code::UNAUTHENTICATED, s);
   BOOST_TEST(s.message().find("the server at " + server.address() +
-                              " did not complete the TLS handshake: it runs without a cluster "
-                              "secret") != std::string::npos,
+                              " refused this process's TLS handshake: it runs without a "
+                              "cluster secret") != std::string::npos,
              s);
 }
 
