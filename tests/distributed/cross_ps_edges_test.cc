@@ -74,7 +74,8 @@ BOOST_AUTO_TEST_CASE(a_control_edge_from_one_ps_task_to_another) {
 BOOST_AUTO_TEST_CASE(a_first_step_sends_both_ways_between_two_fresh_servers) {
   for (int pair = 0; pair < 30; ++pair) {
     PsPair ps;
-    BOOST_TEST_REQUIRE(ps.Start().ok());
+    const Status started = ps.Start();  // says why a server of the pair did not come up
+    BOOST_TEST_REQUIRE(started.ok(), "pair " << pair << ": " << started);
     SessionOptions options;
     BOOST_TEST_REQUIRE(ClusterSpec::FromFlag(ps.spec, &options.cluster).ok());
     options.default_timeout_ms = 15000;
