@@ -22,14 +22,13 @@
 #include "core/cluster_secret.h"
 #include "core/cluster_spec.h"
 #include "core/status.h"
+#include "tools/cluster_plan.h"
 #include "tools/subcommands.h"
 
 extern char** environ;
 
 namespace af::tools {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 constexpr std::string_view kListening = "listening on ";
 // A task that dies at once is not restarted in a tight loop; short, because
@@ -40,20 +39,6 @@ constexpr auto kPoll = std::chrono::milliseconds(50);
 // How long SIGKILLed tasks get to be reaped before the launcher gives up.
 constexpr auto kKillWait = std::chrono::seconds(5);
 constexpr size_t kLogTailLines = 5;
-
-std::string JoinHostPort(const std::string& host, int port) {
-  if (host.find(':') != std::string::npos) return "[" + host + "]:" + std::to_string(port);
-  return host + ":" + std::to_string(port);
-}
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 std::string DescribeStatus(int status) {
   if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
@@ -80,67 +65,6 @@ std::vector<pid_t> ListChildren() {
   for (pid_t pid = 0; in >> pid;) pids.push_back(pid);
   return pids;
 }
-
-// Holds every socket until all are bound, so that the kernel hands out
-// distinct ports. The servers bind them again right after (with
-// SO_REUSEADDR); another program could take one in between, and then that
-// task fails to start and says so.
-Status PickFreePorts(const std::string& host, int n, std::vector<int>* ports) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  if (int rc = getaddrinfo(host.c_str(), "0", &hints, &found); rc != 0) {
-    return errors::InvalidArgument("cannot resolve --host ", host, ": ", gai_strerror(rc));
-  }
-  std::vector<int> fds;
-  Status status;
-  for (int i = 0; i < n; ++i) {
-    const int fd = socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC, found->ai_protocol);
-    if (fd < 0 || bind(fd, found->ai_addr, found->ai_addrlen) != 0) {
-      status = errors::Unavailable("cannot bind a port on ", host, ": ", strerror(errno));
-      if (fd >= 0) close(fd);
-      break;
-    }
-    fds.push_back(fd);
-    sockaddr_storage addr{};
-    socklen_t len = sizeof addr;
-    getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    ports->push_back(addr.ss_family == AF_INET6
-                         ? ntohs(reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_port)
-                         : ntohs(reinterpret_cast<const sockaddr_in*>(&addr)->sin_port));
-  }
-  for (int fd : fds) close(fd);
-  freeaddrinfo(found);
-  return status;
-}
-
-struct Task {
-  std::string job;
-  int index = 0;
-  std::string address;
-  std::string exec_path;          // looked up in PATH when it has no '/'
-  std::vector<std::string> argv;
-  std::vector<std::string> env;   // the whole environment, "NAME=value"
-  std::string log_path;
-
-  pid_t pid = -1;  // running (or not yet reaped) when > 0
-  int restarts = 0;
-  bool ended = false;  // will not run again
-  bool restart_pending = false;
-  Clock::time_point restart_at;
-  int last_status = -1;  // wait status of its last run, -1 before any ended
-  // Where this run's output starts in the (appended) log, so that a
-  // restarted server's "listening on" is not the previous run's.
-  std::streamoff log_start = 0;
-  bool listening = false;
-  Clock::time_point listen_deadline;
-
-  std::string Name() const { return job + "-" + std::to_string(index); }
-  bool is_ps() const { return job == "ps"; }
-  bool is_chief() const { return job == "worker" && index == 0; }
-};
 
 class Launcher {
  public:
@@ -188,7 +112,7 @@ class Launcher {
     Say("cluster " + spec_);
     Say("logs in " + logdir_);
     Say("cluster secret in " + secret_path_ + " (every task gets " + kSecretFileEnv + ")");
-    for (Task& t : tasks_) {
+    for (ClusterTask& t : tasks_) {
       if (!t.is_ps()) continue;
       if (!Spawn(&t, /*append=*/false)) {
         StopAll(SIGTERM);
@@ -197,17 +121,17 @@ class Launcher {
     }
     if (!WaitForParameterServers()) return received_signal_ ? 128 + received_signal_ : kExitError;
     starting_ = false;
-    for (const Task& t : tasks_) {
+    for (const ClusterTask& t : tasks_) {
       if (t.is_chief()) {
-        Say("TF_CONFIG of worker 0: " + t.env.back().substr(t.env.back().find('=') + 1) +
+        Say("TF_CONFIG of worker 0: " + t.tf_config +
             (options_.num_workers > 1 ? " (worker I gets \"index\": I)" : ""));
       }
     }
-    for (Task& t : tasks_) {
+    for (ClusterTask& t : tasks_) {
       if (!t.is_ps() && !Spawn(&t, /*append=*/false)) EndWithoutRun(&t);
     }
     Supervise();
-    const Task& chief = tasks_[options_.num_ps];
+    const ClusterTask& chief = tasks_[options_.num_ps];
     if (chief.last_status != -1) return ExitCodeOf(chief.last_status);
     return received_signal_ ? 128 + received_signal_ : kExitError;
   }
@@ -221,98 +145,18 @@ class Launcher {
 
   Status Prepare() {
     self_ = getpid();
-    const int total = options_.num_ps + options_.num_workers;
-    std::vector<int> ports;
-    if (options_.base_port > 0) {
-      for (int i = 0; i < total; ++i) ports.push_back(options_.base_port + i);
-    } else {
-      AF_RETURN_IF_ERROR(PickFreePorts(options_.host, total, &ports));
-    }
-    if (options_.logdir.empty()) {
-      const char* tmp = std::getenv("TMPDIR");
-      std::string pattern =
-          std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/actorflow-cluster-XXXXXX";
-      if (mkdtemp(pattern.data()) == nullptr) {
-        return errors::Unavailable("cannot create a log directory ", pattern, ": ",
-                                   strerror(errno));
-      }
-      logdir_ = pattern;
-    } else {
-      std::error_code ec;
-      std::filesystem::create_directories(options_.logdir, ec);
-      if (ec) return errors::Unavailable("cannot create --logdir ", options_.logdir, ": ", ec.message());
-      logdir_ = options_.logdir;
-    }
-
-    // Credentials for the tasks, as a cluster manager hands out: a fresh
-    // secret in the log directory (kept when the directory is reused, so
-    // tasks of an earlier run there still match).
-    secret_path_ = logdir_ + "/cluster.secret";
-    if (Status s = WriteNewSecretFile(secret_path_); !s.ok()) {
-      std::string existing;
-      if (s.code() != Code::ALREADY_EXISTS) return s;
-      AF_RETURN_IF_ERROR(ReadSecretFile(secret_path_, &existing));
-    }
-
-    std::vector<std::string> ps_addresses, worker_addresses;
-    for (int i = 0; i < total; ++i) {
-      (i < options_.num_ps ? ps_addresses : worker_addresses)
-          .push_back(JoinHostPort(options_.host, ports[i]));
-    }
-    auto join = [](const std::vector<std::string>& list, bool json) {
-      std::string s;
-      for (const std::string& a : list) s += (s.empty() ? "" : (json ? ", " : ",")) + (json ? JsonString(a) : a);
-      return s;
-    };
-    spec_ = (ps_addresses.empty() ? "" : "ps=" + join(ps_addresses, false) + ";") +
-            "worker=" + join(worker_addresses, false);
-    const std::string cluster_json =
-        "{" + (ps_addresses.empty() ? "" : "\"ps\": [" + join(ps_addresses, true) + "], ") +
-        "\"worker\": [" + join(worker_addresses, true) + "]}";
-    ClusterSpec check;
-    AF_RETURN_IF_ERROR(ClusterSpec::FromFlag(spec_, &check));
-
-    std::vector<std::string> base_env;
-    for (char** e = environ; *e != nullptr; ++e) {
-      const std::string_view entry(*e);
-      if (entry.rfind("TF_CONFIG=", 0) == 0) continue;
-      if (entry.rfind(std::string(kSecretFileEnv) + "=", 0) == 0) continue;
-      base_env.emplace_back(*e);
-    }
-    base_env.push_back(std::string(kSecretFileEnv) + "=" + secret_path_);
-    // The actorflow binary itself, even if the file was replaced since.
-    char exe[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    const std::string exe_name = n > 0 ? std::string(exe, static_cast<size_t>(n)) : "actorflow";
-    for (int i = 0; i < total; ++i) {
-      Task t;
-      t.job = i < options_.num_ps ? "ps" : "worker";
-      t.index = i < options_.num_ps ? i : i - options_.num_ps;
-      t.address = t.is_ps() ? ps_addresses[t.index] : worker_addresses[t.index];
-      t.log_path = logdir_ + "/" + t.Name() + ".log";
-      if (t.is_ps()) {
-        t.exec_path = "/proc/self/exe";
-        t.argv = {exe_name, "server", "--cluster", spec_, "--job", "ps",
-                  "--task", std::to_string(t.index), "--exit_with_parent"};
-      } else {
-        t.exec_path = options_.program[0];
-        t.argv = options_.program;
-      }
-      t.env = base_env;
-      // The ps tasks take their task from --cluster; TF_CONFIG is there for
-      // programs they start.
-      t.env.push_back("TF_CONFIG={\"cluster\": " + cluster_json + ", \"task\": {\"type\": \"" +
-                      t.job + "\", \"index\": " + std::to_string(t.index) + "}}");
-      // Each log line names its task (core/logging.h).
-      t.env.push_back("ACTORFLOW_TASK_NAME=/job:" + t.job + "/task:" + std::to_string(t.index));
-      tasks_.push_back(std::move(t));
-    }
+    ClusterPlan plan;
+    AF_RETURN_IF_ERROR(PlanCluster(options_, &plan));
+    logdir_ = std::move(plan.logdir);
+    secret_path_ = std::move(plan.secret_path);
+    spec_ = std::move(plan.spec);
+    tasks_ = std::move(plan.tasks);
     return Status::OK();
   }
 
   // Starts the task with its output going to its log; false (said why) if
   // it could not be started or its program could not be executed.
-  bool Spawn(Task* t, bool append) {
+  bool Spawn(ClusterTask* t, bool append) {
     const int log = open(t->log_path.c_str(),
                          O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (append ? 0 : O_TRUNC), 0644);
     if (log < 0) {
@@ -395,7 +239,7 @@ class Launcher {
 
   // A worker whose program cannot be run: as if it had exited with 127,
   // the shell's code for that; never restarted, since it would fail again.
-  void EndWithoutRun(Task* t) {
+  void EndWithoutRun(ClusterTask* t) {
     t->ended = true;
     t->pid = -1;
     t->last_status = 127 << 8;
@@ -403,7 +247,7 @@ class Launcher {
   }
 
   // The output of the task's current run, from the log.
-  std::string ReadRun(const Task& t) const {
+  std::string ReadRun(const ClusterTask& t) const {
     std::ifstream in(t.log_path, std::ios::binary);
     in.seekg(t.log_start);
     std::ostringstream text;
@@ -413,7 +257,7 @@ class Launcher {
 
   // The last lines of the current run's output, indented, for messages
   // about a task that failed to start.
-  std::string LogTail(const Task& t) const {
+  std::string LogTail(const ClusterTask& t) const {
     std::vector<std::string> lines;
     std::istringstream text(ReadRun(t));
     for (std::string line; std::getline(text, line);) lines.push_back(line);
@@ -427,7 +271,7 @@ class Launcher {
   }
 
   // True once the current run has printed its "listening on" line.
-  bool CheckListening(Task* t) {
+  bool CheckListening(ClusterTask* t) {
     if (t->listening || t->pid <= 0) return t->listening;
     const std::string text = ReadRun(*t);
     const size_t at = text.find(kListening);
@@ -445,7 +289,7 @@ class Launcher {
     while (true) {
       StartDueRestarts();
       bool all = true;
-      for (Task& t : tasks_) {
+      for (ClusterTask& t : tasks_) {
         if (!t.is_ps() || CheckListening(&t)) continue;
         all = false;
         // It listened, died and will not run again: the cluster cannot start.
@@ -457,7 +301,7 @@ class Launcher {
         return false;
       }
       if (Clock::now() >= deadline) {
-        for (Task& t : tasks_) {
+        for (ClusterTask& t : tasks_) {
           if (t.is_ps() && !t.listening) {
             Error(t.Name() + " did not say \"listening on\" within " +
                   std::to_string(options_.start_timeout.count() / 1000) + " s; its log " +
@@ -493,7 +337,7 @@ class Launcher {
       ReapAll();
       StartDueRestarts();
       const auto now = Clock::now();
-      for (Task& t : tasks_) {
+      for (ClusterTask& t : tasks_) {
         // A restarted server that never listens would leave its address
         // dead for good; killing it lets the restart policy try again.
         if (t.is_ps() && t.pid > 0 && !CheckListening(&t) && now >= t.listen_deadline) {
@@ -508,7 +352,7 @@ class Launcher {
 
   void StartDueRestarts() {
     const auto now = Clock::now();
-    for (Task& t : tasks_) {
+    for (ClusterTask& t : tasks_) {
       if (!t.restart_pending || now < t.restart_at) continue;
       t.restart_pending = false;
       std::ofstream(t.log_path, std::ios::app)
@@ -537,7 +381,7 @@ class Launcher {
         return;
       }
       if (pid <= 0) return;
-      for (Task& t : tasks_) {
+      for (ClusterTask& t : tasks_) {
         if (t.pid == pid) OnExit(&t, status);
       }
     }
@@ -547,7 +391,7 @@ class Launcher {
   // them. Their status is unknown; treating them as failed keeps the
   // supervisor from waiting forever on a chief that is gone.
   void LoseRunningTasks() {
-    for (Task& t : tasks_) {
+    for (ClusterTask& t : tasks_) {
       if (t.pid <= 0) continue;
       Error(t.Name() + " (pid " + std::to_string(t.pid) + ") was reaped by someone else");
       OnExit(&t, kExitError << 8);
@@ -559,12 +403,12 @@ class Launcher {
     std::vector<pid_t> pids = ListChildren();
     std::erase_if(pids, [this](pid_t pid) {
       return std::any_of(tasks_.begin(), tasks_.end(),
-                         [pid](const Task& t) { return t.pid == pid; });
+                         [pid](const ClusterTask& t) { return t.pid == pid; });
     });
     return pids;
   }
 
-  void OnExit(Task* t, int status) {
+  void OnExit(ClusterTask* t, int status) {
     // A server may print "listening on" and die before the launcher looked:
     // then it did start, and its death is a failure like any later one.
     const bool was_listening = t->is_ps() && CheckListening(t);
@@ -613,14 +457,14 @@ class Launcher {
   }
 
   bool AnyRunning() const {
-    for (const Task& t : tasks_) {
+    for (const ClusterTask& t : tasks_) {
       if (t.pid > 0) return true;
     }
     return false;
   }
 
   void SignalAll(int signal) {
-    for (const Task& t : tasks_) {
+    for (const ClusterTask& t : tasks_) {
       // The group may be gone while the task itself is not yet reaped, or
       // the program may have left it.
       if (t.pid > 0 && kill(-t.pid, signal) != 0) kill(t.pid, signal);
@@ -632,7 +476,7 @@ class Launcher {
 
   std::string DescribeLeft() const {
     std::string left;
-    for (const Task& t : tasks_) {
+    for (const ClusterTask& t : tasks_) {
       if (t.pid > 0) left += " " + t.Name() + " (pid " + std::to_string(t.pid) + ")";
     }
     for (pid_t pid : Stragglers()) left += " pid " + std::to_string(pid);
@@ -644,7 +488,7 @@ class Launcher {
   // (or a second SIGINT/SIGTERM) are killed.
   void StopAll(int signal) {
     stopping_ = true;
-    for (Task& t : tasks_) t.restart_pending = false;
+    for (ClusterTask& t : tasks_) t.restart_pending = false;
     ReapAll();
     if (!AnyLeft()) return;
     if (const std::vector<pid_t> left = Stragglers(); !left.empty()) {
@@ -688,7 +532,7 @@ class Launcher {
   std::string logdir_;
   std::string secret_path_;
   std::string spec_;
-  std::vector<Task> tasks_;  // ps 0..N-1, then worker 0..M-1
+  std::vector<ClusterTask> tasks_;  // ps 0..N-1, then worker 0..M-1
   bool starting_ = true;     // until every ps listens
   bool start_failed_ = false;
   bool stopping_ = false;
