@@ -35,13 +35,6 @@ AccumulatorHandle::AccumulatorHandle(caf::actor_system& system, AccumulatorSpec 
       dropped_(std::make_shared<std::atomic<int64_t>>(0)),
       mailbox_(system, std::make_shared<AccumulatorCore>(spec_, dropped_, LogWarning)) {}
 
-void AccumulatorHandle::Submit(std::shared_ptr<AccumulatorRequest> request,
-                               CancellationManager* cancellation) {
-  Ref();
-  request->keep_alive = ResourceRef<AccumulatorInterface>(this);
-  mailbox_.Submit(std::move(request), cancellation);
-}
-
 void AccumulatorHandle::ApplyGradientUpTo(int64_t local_step, int32_t max_accumulated,
                                          AccumulatorGradient gradient, ApplyCallback done,
                                          const std::string& replica) {
@@ -52,7 +45,7 @@ void AccumulatorHandle::ApplyGradientUpTo(int64_t local_step, int32_t max_accumu
   request->max_accumulated = max_accumulated;
   request->gradient = std::move(gradient);
   request->applied = std::move(done);
-  Submit(std::move(request), nullptr);
+  mailbox_.SubmitFor<AccumulatorInterface>(this, std::move(request), nullptr);
 }
 
 void AccumulatorHandle::TakeGradient(int32_t num_required, CancellationManager* cancellation,
@@ -67,14 +60,14 @@ void AccumulatorHandle::TakeGradient(int32_t num_required, CancellationManager* 
   request->num_required = num_required;
   request->deadline_ns = deadline_ns;
   request->taken = std::move(done);
-  Submit(std::move(request), cancellation);
+  mailbox_.SubmitFor<AccumulatorInterface>(this, std::move(request), cancellation);
 }
 
 void AccumulatorHandle::NumAccumulated(CountCallback done) {
   auto request = std::make_shared<AccumulatorRequest>();
   request->kind = Kind::kNumAccumulated;
   request->counted = std::move(done);
-  Submit(std::move(request), nullptr);
+  mailbox_.SubmitFor<AccumulatorInterface>(this, std::move(request), nullptr);
 }
 
 void AccumulatorHandle::SetGlobalStep(int64_t new_global_step, DoneCallback done) {
@@ -82,7 +75,7 @@ void AccumulatorHandle::SetGlobalStep(int64_t new_global_step, DoneCallback done
   request->kind = Kind::kSetGlobalStep;
   request->step = new_global_step;
   request->done = std::move(done);
-  Submit(std::move(request), nullptr);
+  mailbox_.SubmitFor<AccumulatorInterface>(this, std::move(request), nullptr);
 }
 
 std::string AccumulatorHandle::DebugString() const {

@@ -15,8 +15,6 @@
 
 namespace af::actors {
 
-struct AccumulatorRequest;
-
 class AccumulatorHandle final : public AccumulatorInterface {
  public:
   // Spawns the accumulator's actor in `system`.
@@ -40,10 +38,6 @@ class AccumulatorHandle final : public AccumulatorInterface {
  private:
   AccumulatorHandle(caf::actor_system& system, AccumulatorSpec spec);
   ~AccumulatorHandle() override = default;  // the mailbox stops the actor
-
-  // Keeps the accumulator alive until the request's callback ran, then
-  // submits it.
-  void Submit(std::shared_ptr<AccumulatorRequest> request, CancellationManager* cancellation);
 
   const AccumulatorSpec spec_;
   // The core's count of stale gradients, which other threads read.

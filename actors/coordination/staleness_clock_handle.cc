@@ -36,10 +36,8 @@ void StalenessClockHandle::Tick(int32_t worker, CancellationManager* cancellatio
   request->worker = worker;
   request->deadline_ns = deadline_ns;
   request->done = std::move(done);
-  Ref();
-  request->keep_alive = ResourceRef<StalenessClockInterface>(this);
   // A step cancelled already records nothing: the mailbox fails the tick.
-  mailbox_.Submit(std::move(request), cancellation);
+  mailbox_.SubmitFor<StalenessClockInterface>(this, std::move(request), cancellation);
 }
 
 std::string StalenessClockHandle::DebugString() const {

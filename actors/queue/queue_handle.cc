@@ -30,13 +30,6 @@ Status QueueHandle::Create(caf::actor_system& system, const QueueSpec& spec,
 QueueHandle::QueueHandle(caf::actor_system& system, QueueSpec spec)
     : spec_(std::move(spec)), mailbox_(system, std::make_shared<QueueCore>(spec_)) {}
 
-void QueueHandle::Submit(std::shared_ptr<QueueRequest> request,
-                         CancellationManager* cancellation) {
-  Ref();
-  request->keep_alive = ResourceRef<QueueInterface>(this);
-  mailbox_.Submit(std::move(request), cancellation);
-}
-
 void QueueHandle::Enqueue(Tuple element, CancellationManager* cancellation, int64_t deadline_ns,
                          DoneCallback done) {
   Status s = ValidateElement(spec_, element);
@@ -46,7 +39,7 @@ void QueueHandle::Enqueue(Tuple element, CancellationManager* cancellation, int6
   request->deadline_ns = deadline_ns;
   request->elements.push_back(std::move(element));
   request->done = std::move(done);
-  Submit(std::move(request), cancellation);
+  mailbox_.SubmitFor<QueueInterface>(this, std::move(request), cancellation);
 }
 
 void QueueHandle::EnqueueMany(Tuple batch, CancellationManager* cancellation, int64_t deadline_ns,
@@ -59,7 +52,7 @@ void QueueHandle::EnqueueMany(Tuple batch, CancellationManager* cancellation, in
   request->kind = Kind::kEnqueueMany;
   request->deadline_ns = deadline_ns;
   request->done = std::move(done);
-  Submit(std::move(request), cancellation);
+  mailbox_.SubmitFor<QueueInterface>(this, std::move(request), cancellation);
 }
 
 void QueueHandle::Dequeue(CancellationManager* cancellation, int64_t deadline_ns,
@@ -68,7 +61,7 @@ void QueueHandle::Dequeue(CancellationManager* cancellation, int64_t deadline_ns
   request->kind = Kind::kDequeue;
   request->deadline_ns = deadline_ns;
   request->dequeued = std::move(done);
-  Submit(std::move(request), cancellation);
+  mailbox_.SubmitFor<QueueInterface>(this, std::move(request), cancellation);
 }
 
 void QueueHandle::DequeueMany(int32_t n, bool allow_smaller, CancellationManager* cancellation,
@@ -86,7 +79,7 @@ void QueueHandle::DequeueMany(int32_t n, bool allow_smaller, CancellationManager
   request->allow_smaller = allow_smaller;
   request->deadline_ns = deadline_ns;
   request->dequeued = std::move(done);
-  Submit(std::move(request), cancellation);
+  mailbox_.SubmitFor<QueueInterface>(this, std::move(request), cancellation);
 }
 
 void QueueHandle::Close(bool cancel_pending_enqueues, DoneCallback done) {
@@ -94,21 +87,21 @@ void QueueHandle::Close(bool cancel_pending_enqueues, DoneCallback done) {
   request->kind = Kind::kClose;
   request->cancel_pending_enqueues = cancel_pending_enqueues;
   request->done = std::move(done);
-  Submit(std::move(request), nullptr);
+  mailbox_.SubmitFor<QueueInterface>(this, std::move(request), nullptr);
 }
 
 void QueueHandle::Size(SizeCallback done) {
   auto request = std::make_shared<QueueRequest>();
   request->kind = Kind::kSize;
   request->sized = std::move(done);
-  Submit(std::move(request), nullptr);
+  mailbox_.SubmitFor<QueueInterface>(this, std::move(request), nullptr);
 }
 
 void QueueHandle::IsClosed(IsClosedCallback done) {
   auto request = std::make_shared<QueueRequest>();
   request->kind = Kind::kIsClosed;
   request->is_closed = std::move(done);
-  Submit(std::move(request), nullptr);
+  mailbox_.SubmitFor<QueueInterface>(this, std::move(request), nullptr);
 }
 
 Status QueueHandle::MatchesSpec(const QueueSpec& other) const { return SpecsMatch(spec_, other); }

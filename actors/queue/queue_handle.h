@@ -11,8 +11,6 @@
 
 namespace af::actors {
 
-struct QueueRequest;
-
 class QueueHandle final : public QueueInterface {
  public:
   // Spawns the queue's actor in `system`.
@@ -37,9 +35,6 @@ class QueueHandle final : public QueueInterface {
  private:
   QueueHandle(caf::actor_system& system, QueueSpec spec);
   ~QueueHandle() override = default;  // the mailbox stops the actor
-
-  // Keeps the queue alive until the request's callback ran, then submits it.
-  void Submit(std::shared_ptr<QueueRequest> request, CancellationManager* cancellation);
 
   const QueueSpec spec_;
   ResourceMailbox mailbox_;

@@ -14,8 +14,10 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "actors/resources/resource_actor.h"
+#include "core/resource_mgr.h"
 
 namespace af::actors {
 
@@ -32,6 +34,17 @@ class ResourceMailbox {
   // Numbers `request`, registers a blocking one with `cancellation` (may be
   // null) and sends it. A step cancelled already fails it here.
   void Submit(std::shared_ptr<WaitingRequest> request, CancellationManager* cancellation);
+
+  // The same, for a request of `resource` (a QueueInterface, ...) that keeps
+  // it alive until its callback ran: `request->keep_alive` takes a
+  // reference.
+  template <class Interface, class Request>
+  void SubmitFor(Interface* resource, std::shared_ptr<Request> request,
+                 CancellationManager* cancellation) {
+    resource->Ref();
+    request->keep_alive = ResourceRef<Interface>(resource);
+    Submit(std::move(request), cancellation);
+  }
 
  private:
   resource_actor actor_;
