@@ -21,8 +21,9 @@ int LevelFromEnvironment() {
   LogLevel level = LogLevel::kInfo;
   const char* env = std::getenv("ACTORFLOW_LOG_LEVEL");
   if (env != nullptr && *env != '\0' && !ParseLogLevel(env, &level)) {
-    std::fprintf(stderr, "actorflow: ignoring ACTORFLOW_LOG_LEVEL=%s (want debug, info, "
-                         "warning or error)\n", env);
+    // g_min_level is still zero (debug) here, so the line is never filtered.
+    LogMessage(LogLevel::kWarning, __FILE__, __LINE__).stream()
+        << "ignoring ACTORFLOW_LOG_LEVEL=" << env << " (want debug, info, warning or error)";
   }
   return static_cast<int>(level);
 }

@@ -98,22 +98,20 @@ Status PublishWorker(caf::actor_system& system, const worker_actor& worker,
 Status ConnectFailed(caf::actor_system& system, const caf::error& err, const std::string& who,
                      const std::string& address, bool with_secret) {
   // The TCP connection opened (the server is there) but CAF's handshake
-  // never finished: a TLS handshake that one side refused.
-  if (err == caf::sec::disconnect_during_handshake) {
-    if (with_secret) {
-      return errors::Unauthenticated(
-          who, " refused this process's TLS handshake: it runs without a cluster secret or "
-               "holds another one (the two hold different secrets?)");
-    }
-    return errors::Unauthenticated(
-        who, " requires the cluster secret (give --secret_file or set ACTORFLOW_SECRET_FILE)");
-  }
-  // A plain server answers a TLS hello with its own BASP handshake, and
-  // libcaf_openssl reports that as it reports a closed port.
-  if (with_secret && err == caf::sec::cannot_connect_to_node && ServerListens(address)) {
+  // never finished: a TLS handshake that one side refused. A plain server
+  // answers a TLS hello with its own BASP handshake, which libcaf_openssl
+  // reports as it reports a closed port: the probe tells the two apart.
+  const bool refused =
+      err == caf::sec::disconnect_during_handshake ||
+      (with_secret && err == caf::sec::cannot_connect_to_node && ServerListens(address));
+  if (refused && with_secret) {
     return errors::Unauthenticated(
         who, " refused this process's TLS handshake: it runs without a cluster secret or holds "
              "another one");
+  }
+  if (refused) {
+    return errors::Unauthenticated(
+        who, " requires the cluster secret (give --secret_file or set ACTORFLOW_SECRET_FILE)");
   }
   return errors::Unavailable(system.render(err));
 }
