@@ -31,10 +31,7 @@ Status ConnectToTasks(caf::actor_system& system, const std::vector<RemoteTask>& 
     std::string host;
     uint16_t port = 0;
     std::string last_error;
-    int refusals = 0;  // UNAUTHENTICATED answers so far
   };
-  // Refusals in a row before the secrets are taken to differ.
-  constexpr int kRefusalsToBelieve = 3;
   std::vector<Pending> pending(tasks.size());
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (IsVirtualAddress(tasks[i].address)) continue;  // a task of this process
@@ -63,12 +60,12 @@ Status ConnectToTasks(caf::actor_system& system, const std::vector<RemoteTask>& 
       if (admitted.ok()) admitted = Authenticate(system, remote, cluster_secret, deadline, who);
       if (admitted.ok()) {
         (*out)[i] = std::move(remote);
-      } else if (errors::IsFailedPrecondition(admitted) ||
-                 (errors::IsUnauthenticated(admitted) &&
-                  ++pending[i].refusals >= kRefusalsToBelieve)) {
+      } else if (errors::IsUnauthenticated(admitted) || errors::IsFailedPrecondition(admitted)) {
         // Another secret or another version: waiting changes neither. (A
-        // task restarting on its address can drop one handshake halfway,
-        // which reads as a refusal; one that repeats is believed.)
+        // task restarting on its address can drop a handshake halfway, which
+        // reads the same; retrying it was tried and could hang a later
+        // connect until the whole deadline, so the caller's recovery, which
+        // restarts the process, handles that case.)
         out->clear();
         return admitted;
       } else {
