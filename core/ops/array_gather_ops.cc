@@ -1,5 +1,5 @@
-// Ops that address elements by index: Gather, GatherV2, OneHot and
-// UnsortedSegmentSum (Gather's gradient).
+// Ops that address elements by index: Gather, GatherV2, OneHot and the
+// UnsortedSegment{Sum,Max,Min} reductions (Sum is Gather's gradient).
 #include <vector>
 
 #include "core/op_registry.h"
@@ -91,7 +91,7 @@ Status OneHotShape(InferenceContext* c) {
   return Status::OK();
 }
 
-Status UnsortedSegmentSumShape(InferenceContext* c) {
+Status UnsortedSegmentReductionShape(InferenceContext* c) {
   PartialTensorShape ignored;
   AF_RETURN_IF_ERROR(c->WithRank(2, 0, &ignored));
   const PartialTensorShape& data = c->input(0);
@@ -164,7 +164,31 @@ REGISTER_OP("UnsortedSegmentSum")
     .Attr("T: numbertype")
     .Attr("Tindices: {int32, int64}")
     .Attr("Tnumsegments: {int32, int64} = DT_INT32")
-    .SetShapeFn(UnsortedSegmentSumShape)
+    .SetShapeFn(UnsortedSegmentReductionShape)
     .Doc("output[i] = sum of data rows whose segment id is i; negative ids are dropped.");
+
+// Empty segments hold numeric_limits<T>::lowest() (Max) or max() (Min), as
+// TensorFlow's kernels leave them.
+REGISTER_OP("UnsortedSegmentMax")
+    .Input("data: T")
+    .Input("segment_ids: Tindices")
+    .Input("num_segments: Tnumsegments")
+    .Output("output: T")
+    .Attr("T: realnumbertype")
+    .Attr("Tindices: {int32, int64}")
+    .Attr("Tnumsegments: {int32, int64} = DT_INT32")
+    .SetShapeFn(UnsortedSegmentReductionShape)
+    .Doc("output[i] = max of data rows whose segment id is i; negative ids are dropped.");
+
+REGISTER_OP("UnsortedSegmentMin")
+    .Input("data: T")
+    .Input("segment_ids: Tindices")
+    .Input("num_segments: Tnumsegments")
+    .Output("output: T")
+    .Attr("T: realnumbertype")
+    .Attr("Tindices: {int32, int64}")
+    .Attr("Tnumsegments: {int32, int64} = DT_INT32")
+    .SetShapeFn(UnsortedSegmentReductionShape)
+    .Doc("output[i] = min of data rows whose segment id is i; negative ids are dropped.");
 
 }  // namespace af

@@ -6,7 +6,7 @@
 
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
-#include "kernels/array/array_kernel_util.h"
+#include "kernels/array/segment_ids.h"
 
 namespace af {
 namespace {
@@ -28,39 +28,22 @@ class UnsortedSegmentSumOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
+    SegmentLayout layout;
+    OP_REQUIRES_OK(ctx, CheckUnsortedSegmentArgs(ctx, &layout));
     const Tensor& data = ctx->input(0);
     const Tensor& ids = ctx->input(1);
-    int64_t num = 0;
-    OP_REQUIRES(
-        ctx, ctx->input(2).dims() == 0,
-        ctx->NodeError(errors::InvalidArgument("num_segments should be a scalar, not shape ",
-                                               ctx->input(2).shape().DebugString())));
-    num = IntElement(ctx->input(2), 0);
-    OP_REQUIRES(ctx, num >= 0,
-                ctx->NodeError(errors::InvalidArgument("Input num_segments == ", num,
-                                                       " must not be negative.")));
-    bool prefix = ids.dims() <= data.dims();
-    for (int d = 0; prefix && d < ids.dims(); ++d) prefix = ids.dim_size(d) == data.dim_size(d);
-    OP_REQUIRES(ctx, prefix,
-                ctx->NodeError(errors::InvalidArgument(
-                    "data.shape = ", data.shape().DebugString(),
-                    " does not start with segment_ids.shape = ", ids.shape().DebugString())));
-    TensorShape out_shape{num};
-    for (int d = ids.dims(); d < data.dims(); ++d) out_shape.AddDim(data.dim_size(d));
+    const int64_t num = layout.num_segments;
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, layout.output_shape, &out));
     T* o = out->data<T>();
-    std::fill_n(o, out_shape.num_elements(), T{});
-    const int64_t inner = DimProduct(data.shape(), ids.dims(), data.dims());
+    std::fill_n(o, layout.output_shape.num_elements(), T{});
+    const int64_t inner = layout.inner;
     const Index* id = ids.data<Index>();
     const T* in = data.data<T>();
     for (int64_t j = 0; j < ids.NumElements(); ++j) {
       const auto segment = static_cast<int64_t>(id[j]);
       if (segment < 0) continue;
-      OP_REQUIRES(ctx, segment < num,
-                  ctx->NodeError(
-                      errors::InvalidArgument("segment_ids", FlatIndexString(ids.shape(), j), " = ",
-                                              segment, " is out of range [0, ", num, ")")));
+      OP_REQUIRES(ctx, segment < num, SegmentIdOutOfRange(ctx, ids, j, segment, num));
       T* row = o + segment * inner;
       const T* src = in + j * inner;
       for (int64_t i = 0; i < inner; ++i) AddTo(row + i, src[i]);

@@ -97,6 +97,15 @@ BOOST_AUTO_TEST_CASE(array_op_signatures_and_defaults_match_tensorflow) {
       {"BroadcastGradientArgs", "s0:T,s1:T->r0:T,r1:T", "T=int32"},
       {"UnsortedSegmentSum", "data:T,segment_ids:Tindices,num_segments:Tnumsegments->output:T",
        "T,Tindices,Tnumsegments=int32"},
+      {"UnsortedSegmentMax", "data:T,segment_ids:Tindices,num_segments:Tnumsegments->output:T",
+       "T,Tindices,Tnumsegments=int32"},
+      {"UnsortedSegmentMin", "data:T,segment_ids:Tindices,num_segments:Tnumsegments->output:T",
+       "T,Tindices,Tnumsegments=int32"},
+      {"DynamicPartition", "data:T,partitions:int32->outputs:num_partitions*T", "num_partitions,T"},
+      {"DynamicStitch", "indices:N*int32,data:N*T->merged:T", "N,T"},
+      {"ParallelDynamicStitch", "indices:N*int32,data:N*T->merged:T", "N,T"},
+      {"Unique", "x:T->y:T,idx:out_idx", "T,out_idx=int32"},
+      {"UniqueWithCounts", "x:T->y:T,idx:out_idx,count:out_idx", "T,out_idx=int32"},
   };
   for (const Expected& e : expected) {
     const OpDef& op = RegisteredOp(e.op);
@@ -107,14 +116,17 @@ BOOST_AUTO_TEST_CASE(array_op_signatures_and_defaults_match_tensorflow) {
     BOOST_CHECK_MESSAGE(!op.is_stateful(), e.op << " must not be stateful");
   }
   // Minimums that GraphDef validation relies on.
-  for (const auto& [op, attr, minimum] :
-       std::vector<std::tuple<std::string, std::string, int>>{{"Concat", "N", 2},
-                                                              {"ConcatV2", "N", 2},
-                                                              {"Pack", "N", 1},
-                                                              {"Unpack", "num", 0},
-                                                              {"Split", "num_split", 1},
-                                                              {"SplitV", "num_split", 1},
-                                                              {"ShapeN", "N", 1}}) {
+  for (const auto& [op, attr, minimum] : std::vector<std::tuple<std::string, std::string, int>>{
+           {"Concat", "N", 2},
+           {"ConcatV2", "N", 2},
+           {"Pack", "N", 1},
+           {"Unpack", "num", 0},
+           {"Split", "num_split", 1},
+           {"SplitV", "num_split", 1},
+           {"ShapeN", "N", 1},
+           {"DynamicPartition", "num_partitions", 1},
+           {"DynamicStitch", "N", 1},
+           {"ParallelDynamicStitch", "N", 1}}) {
     bool found = false;
     for (const auto& a : RegisteredOp(op).attr()) {
       if (a.name() != attr) continue;
