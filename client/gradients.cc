@@ -1,5 +1,6 @@
 #include "client/gradients.h"
 
+#include <algorithm>
 #include <deque>
 #include <unordered_map>
 #include <unordered_set>
@@ -18,6 +19,7 @@ GradOpRegistry* GradOpRegistry::Global() {
     grad_link::NnGrad();
     grad_link::TensorArrayGrad();
     grad_link::ControlFlowGrad();
+    grad_link::SparseGrad();
     return new GradOpRegistry();
   }();
   return registry;
@@ -37,10 +39,27 @@ Status GradOpRegistry::Lookup(const std::string& op, GradFunc* func) const {
   return Status::OK();
 }
 
+bool GradOpRegistry::RegisterSparse(const std::string& op, SparseGradFunc func) {
+  std::lock_guard<std::mutex> lock(mu_);
+  sparse_funcs_[op] = std::move(func);
+  return true;
+}
+
+bool GradOpRegistry::LookupSparse(const std::string& op, SparseGradFunc* func) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = sparse_funcs_.find(op);
+  if (it == sparse_funcs_.end()) return false;
+  *func = it->second;
+  return true;
+}
+
 std::vector<std::string> GradOpRegistry::ListOps() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> ops;
   for (const auto& [name, fn] : funcs_) ops.push_back(name);
+  for (const auto& [name, fn] : sparse_funcs_)
+    if (!funcs_.count(name)) ops.push_back(name);
+  std::sort(ops.begin(), ops.end());
   return ops;
 }
 
@@ -65,11 +84,18 @@ std::string Label(const Node* n) {
   return "node '" + n->name() + "' (op '" + n->type_string() + "')";
 }
 
+// Ops whose gradient is their output's, unchanged: IndexedSlices pass
+// through them as they are (an embedding read through an Identity).
+bool PassesGradientThrough(const Node* n) {
+  return n->type_string() == "Identity" || n->type_string() == "Snapshot";
+}
+
 class SymbolicGradientBuilder {
  public:
   SymbolicGradientBuilder(const Scope& scope, const std::vector<Output>& ys,
                           const std::vector<Output>& xs, const std::vector<Output>& grad_ys,
-                          std::vector<Output>* grad_xs, const GradientFrame* frame = nullptr)
+                          std::vector<GradientValue>* grad_xs,
+                          const GradientFrame* frame = nullptr)
       : scope_(scope), ys_(ys), xs_(xs), grad_ys_(grad_ys), grad_xs_(grad_xs) {
     if (frame != nullptr) {
       state_ = frame->state;
@@ -252,20 +278,13 @@ class SymbolicGradientBuilder {
     }
   }
 
-  Status SumGradients(const Scope& scope, const PortKey& port, Output* sum) {
+  Status SumGradients(const Scope& scope, const PortKey& port, GradientValue* sum) {
     auto it = backprops_.find(port);
-    if (it == backprops_.end() || it->second.empty()) {
-      *sum = NoGradient();
+    if (it == backprops_.end()) {
+      *sum = GradientValue();
       return Status::OK();
     }
-    const std::vector<Output>& grads = it->second;
-    if (grads.size() == 1) {
-      *sum = grads[0];
-    } else {
-      *sum = ops::AddN(scope, OutputList(grads)).sum;
-      AF_RETURN_IF_ERROR(scope.status());
-    }
-    return Status::OK();
+    return AddGradients(scope, it->second, sum);
   }
 
   bool HasInputsOnPath(const Node* n) const {
@@ -285,7 +304,7 @@ class SymbolicGradientBuilder {
       ready.pop_front();
       ++visited;
       const Scope node_scope = grad_scope.NewSubScope(n->name() + "_grad");
-      std::vector<Output> dy(n->num_outputs());
+      std::vector<GradientValue> dy(n->num_outputs());
       bool any = false;
       for (int i = 0; i < n->num_outputs(); ++i) {
         AF_RETURN_IF_ERROR(SumGradients(node_scope, {n, i}, &dy[i]));
@@ -294,7 +313,7 @@ class SymbolicGradientBuilder {
           if (xs_[j].node() == n && xs_[j].index() == i) (*grad_xs_)[j] = dy[i];
       }
       if (IsLoopExit(n) && !x_nodes_.count(n)) {
-        exit_grads_[n] = dy[0];
+        exit_grads_[n] = ToDense(node_scope, dy[0]);
         const WhileLoopStructure* loop = nullptr;
         AF_RETURN_IF_ERROR(state_->LoopOfExit(*scope_.graph(), n, &loop));
         if (--loop_exits_pending_[loop->frame] == 0)
@@ -302,8 +321,11 @@ class SymbolicGradientBuilder {
         continue;
       }
       if (!HasInputsOnPath(n)) continue;
-      std::vector<Output> dx;
-      if (any) AF_RETURN_IF_ERROR(CallGradFunc(node_scope, n, &dy, &dx));
+      std::vector<GradientValue> dx;
+      if (any && PassesGradientThrough(n) && dy[0].is_sparse())
+        dx = {dy[0]};
+      else if (any)
+        AF_RETURN_IF_ERROR(CallGradFunc(node_scope, n, dy, &dx));
       for (const Edge* e : n->in_edges()) {
         if (!CarriesGradient(e) || !on_path_.count(e->src())) continue;
         if (any && dx[e->dst_input()].valid())
@@ -348,22 +370,30 @@ class SymbolicGradientBuilder {
     return Status::OK();
   }
 
-  Status CallGradFunc(const Scope& scope, const Node* n, std::vector<Output>* dy,
-                      std::vector<Output>* dx) {
+  Status CallGradFunc(const Scope& scope, const Node* n, const std::vector<GradientValue>& dy,
+                      std::vector<GradientValue>* dx) {
+    SparseGradFunc sparse_fn;
     GradFunc fn;
-    if (!GradOpRegistry::Global()->Lookup(n->type_string(), &fn).ok())
+    const bool sparse = GradOpRegistry::Global()->LookupSparse(n->type_string(), &sparse_fn);
+    if (!sparse && !GradOpRegistry::Global()->Lookup(n->type_string(), &fn).ok())
       return errors::NotFound("No gradient defined for op '", n->type_string(), "' (node '",
                               n->name(), "'), which is on a path from the inputs to the outputs");
     Node* node = const_cast<Node*>(n);
     // Outputs nothing depends on get zeros, so gradient functions always see
-    // one gradient per output.
+    // one tensor per output.
+    std::vector<Output> dense_dy(n->num_outputs());
     for (int i = 0; i < n->num_outputs(); ++i) {
-      if (!(*dy)[i].valid()) {
-        (*dy)[i] = ops::ZerosLike(scope, Output(node, i));
-        AF_RETURN_IF_ERROR(scope.status());
-      }
+      dense_dy[i] = dy[i].valid() ? ToDense(scope, dy[i]) : ops::ZerosLike(scope, Output(node, i));
+      AF_RETURN_IF_ERROR(scope.status());
     }
-    Status s = fn(scope, Operation(node), *dy, dx);
+    Status s;
+    if (sparse) {
+      s = sparse_fn(scope, Operation(node), dense_dy, dx);
+    } else {
+      std::vector<Output> dense_dx;
+      s = fn(scope, Operation(node), dense_dy, &dense_dx);
+      dx->assign(dense_dx.begin(), dense_dx.end());
+    }
     if (s.ok()) s = scope.status();
     if (!s.ok()) {
       if (s.message().find("'" + n->name() + "'") != std::string::npos) return s;
@@ -379,7 +409,7 @@ class SymbolicGradientBuilder {
     const Scope zeros_scope = scope_.NewSubScope("gradients_zeros");
     for (size_t j = 0; j < xs_.size(); ++j) {
       if ((*grad_xs_)[j].valid()) continue;
-      (*grad_xs_)[j] = ops::ZerosLike(zeros_scope, xs_[j]);
+      (*grad_xs_)[j] = Output(ops::ZerosLike(zeros_scope, xs_[j]));
       AF_RETURN_IF_ERROR(scope_.status());
     }
     return Status::OK();
@@ -389,10 +419,10 @@ class SymbolicGradientBuilder {
   const std::vector<Output>& ys_;
   const std::vector<Output>& xs_;
   const std::vector<Output>& grad_ys_;
-  std::vector<Output>* grad_xs_;
+  std::vector<GradientValue>* grad_xs_;
   std::unordered_set<const Node*> on_path_;
   std::unordered_map<const Node*, int> pending_;
-  std::unordered_map<PortKey, std::vector<Output>, PortKeyHash> backprops_;
+  std::unordered_map<PortKey, std::vector<GradientValue>, PortKeyHash> backprops_;
   // Loops: null state for graphs without control flow.
   std::unique_ptr<ControlFlowGradState> owned_state_;
   ControlFlowGradState* state_ = nullptr;
@@ -405,6 +435,16 @@ class SymbolicGradientBuilder {
   std::unordered_map<const Node*, Output> exit_grads_;
 };
 
+// The tensors of gradients that may be IndexedSlices, for the callers
+// that asked for tensors.
+Status Densify(const Scope& scope, const std::vector<GradientValue>& grads,
+               std::vector<Output>* dense) {
+  dense->clear();
+  const Scope to_dense = scope.NewSubScope("gradients_to_dense");
+  for (const GradientValue& g : grads) dense->push_back(ToDense(to_dense, g));
+  return scope.status();
+}
+
 }  // namespace
 
 Status AddSymbolicGradientsInFrame(const Scope& scope, const std::vector<Output>& ys,
@@ -412,17 +452,18 @@ Status AddSymbolicGradientsInFrame(const Scope& scope, const std::vector<Output>
                                    const std::vector<Output>& grad_ys,
                                    const GradientFrame& frame, std::vector<Output>* grad_xs) {
   AF_RETURN_IF_ERROR(scope.status());
-  grad_xs->assign(xs.size(), NoGradient());
-  SymbolicGradientBuilder builder(scope, ys, xs, grad_ys, grad_xs, &frame);
-  return builder.Run();
+  std::vector<GradientValue> grads(xs.size());
+  SymbolicGradientBuilder builder(scope, ys, xs, grad_ys, &grads, &frame);
+  AF_RETURN_IF_ERROR(builder.Run());
+  return Densify(scope, grads, grad_xs);
 }
 
 Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outputs,
                             const std::vector<Output>& inputs,
                             const std::vector<Output>& grad_inputs,
-                            std::vector<Output>* grad_outputs) {
+                            std::vector<GradientValue>* grad_outputs) {
   AF_RETURN_IF_ERROR(scope.status());
-  grad_outputs->assign(inputs.size(), NoGradient());
+  grad_outputs->assign(inputs.size(), GradientValue());
   SymbolicGradientBuilder builder(scope, outputs, inputs, grad_inputs, grad_outputs);
   Status s = builder.Run();
   if (!s.ok()) grad_outputs->clear();
@@ -431,7 +472,28 @@ Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outpu
 
 Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outputs,
                             const std::vector<Output>& inputs,
+                            const std::vector<Output>& grad_inputs,
                             std::vector<Output>* grad_outputs) {
+  std::vector<GradientValue> grads;
+  Status s = AddSymbolicGradients(scope, outputs, inputs, grad_inputs, &grads);
+  if (s.ok()) s = Densify(scope, grads, grad_outputs);
+  if (!s.ok()) grad_outputs->clear();
+  return s;
+}
+
+Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outputs,
+                            const std::vector<Output>& inputs,
+                            std::vector<Output>* grad_outputs) {
+  std::vector<GradientValue> grads;
+  Status s = AddSymbolicGradients(scope, outputs, inputs, &grads);
+  if (s.ok()) s = Densify(scope, grads, grad_outputs);
+  if (!s.ok()) grad_outputs->clear();
+  return s;
+}
+
+Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outputs,
+                            const std::vector<Output>& inputs,
+                            std::vector<GradientValue>* grad_outputs) {
   AF_RETURN_IF_ERROR(scope.status());
   std::vector<Output> ones;
   const Scope ones_scope = scope.NewSubScope("gradients_ys");

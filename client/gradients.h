@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "client/indexed_slices.h"
 #include "client/ops.h"
 #include "client/scope.h"
 #include "core/status.h"
@@ -42,6 +43,13 @@ using GradFunc = std::function<Status(const Scope& scope, const Operation& op,
                                       const std::vector<Output>& grad_inputs,
                                       std::vector<Output>* grad_outputs)>;
 
+// A gradient function that may answer IndexedSlices for some inputs (a
+// gather's params get the gathered rows only). It sees its op's output
+// gradients as tensors, like a GradFunc.
+using SparseGradFunc = std::function<Status(const Scope& scope, const Operation& op,
+                                            const std::vector<Output>& grad_inputs,
+                                            std::vector<GradientValue>* grad_outputs)>;
+
 // "No gradient flows into this input."
 inline Output NoGradient() { return Output(); }
 
@@ -53,11 +61,16 @@ class GradOpRegistry {
   bool Register(const std::string& op, GradFunc func);
   // NOT_FOUND if `op` has no gradient function.
   Status Lookup(const std::string& op, GradFunc* func) const;
+  // A sparse gradient function serves instead of the op's GradFunc.
+  bool RegisterSparse(const std::string& op, SparseGradFunc func);
+  // False when `op` has none.
+  bool LookupSparse(const std::string& op, SparseGradFunc* func) const;
   std::vector<std::string> ListOps() const;
 
  private:
   mutable std::mutex mu_;  // guards funcs_
   std::map<std::string, GradFunc> funcs_;
+  std::map<std::string, SparseGradFunc> sparse_funcs_;
 };
 
 // The gradient function of ops whose inputs get no gradient (StopGradient,
@@ -76,6 +89,16 @@ Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outpu
 Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outputs,
                             const std::vector<Output>& inputs,
                             std::vector<Output>* grad_outputs);
+// The same, keeping sparse gradients sparse: an x read only by gathers
+// (directly or through Identity) gets IndexedSlices, the rows it gave;
+// every other x gets a tensor. The overloads above convert (ToDense).
+Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outputs,
+                            const std::vector<Output>& inputs,
+                            const std::vector<Output>& grad_inputs,
+                            std::vector<GradientValue>* grad_outputs);
+Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outputs,
+                            const std::vector<Output>& inputs,
+                            std::vector<GradientValue>* grad_outputs);
 
 }  // namespace af
 
@@ -84,4 +107,7 @@ Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outpu
 #define REGISTER_GRADIENT_OP(name, fn)                                           \
   static const bool AF_GRAD_CONCAT(af_grad_registered_, __COUNTER__) [[maybe_unused]] = \
       ::af::GradOpRegistry::Global()->Register(name, fn)
+#define REGISTER_SPARSE_GRADIENT_OP(name, fn)                                    \
+  static const bool AF_GRAD_CONCAT(af_grad_registered_, __COUNTER__) [[maybe_unused]] = \
+      ::af::GradOpRegistry::Global()->RegisterSparse(name, fn)
 #define REGISTER_NO_GRADIENT_OP(name) REGISTER_GRADIENT_OP(name, ::af::NoGradientFunc)

@@ -5,6 +5,7 @@
 // added, so both infer shapes with the same rules.
 #pragma once
 
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -39,8 +40,10 @@ class ShapeRefiner {
 
   const Graph& graph_;
   ShapeRefinerOptions options_;
-  // Indexed by node id; grows as the graph does.
-  std::vector<std::optional<Tensor>> values_;
+  // Indexed by node id; grows as the graph does. A deque: growing it keeps
+  // the values already handed to the node being refined where they are (a
+  // vector's resize moved them while a shape function held their address).
+  std::deque<std::optional<Tensor>> values_;
   std::vector<bool> evaluated_;
   std::vector<PartialTensorShape> input_shapes_, output_shapes_;
   std::vector<const Tensor*> input_tensors_;

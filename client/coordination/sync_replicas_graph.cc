@@ -34,19 +34,41 @@ Status BuildSyncReplicasGraph(const Scope& scope, const std::vector<GradAndVar>&
     // ps task once, and the average never leaves it.
     const Scope on_var = s.NewSubScope(var.op().name()).ColocateWith(var.op());
     const DataType dtype = BaseType(var.type());
-    auto accumulator = ops::ConditionalAccumulator(
-        AnchoredTo(on_var.WithOpName("grad_accum"), var), dtype, var.shape(),
-        ops::ConditionalAccumulator::SharedName(replica.shared_name + "/" + var.op().name() +
-                                                "/grad_accum"));
-    auto applied = ops::AccumulatorTryApplyGradient(
-        on_var.WithOpName("apply"), accumulator, graph->local_step, grad, cap,
-        ops::AccumulatorTryApplyGradient::Replica(sender));
+    const std::string shared = replica.shared_name + "/" + var.op().name() + "/grad_accum";
+    Output accumulator;
+    ops::AccumulatorTryApplyGradient::Attrs named = ops::AccumulatorTryApplyGradient::Replica(sender);
+    Output applied;
+    if (grad.is_sparse()) {
+      // Rows in, rows out: a sparse gradient crosses to the ps task as the
+      // rows it has, and the chief's take hands the optimizer rows again.
+      const IndexedSlices& rows = grad.slices();
+      accumulator = ops::SparseConditionalAccumulator(
+          AnchoredTo(on_var.WithOpName("grad_accum"), var), dtype, var.shape(),
+          ops::SparseConditionalAccumulator::SharedName(shared));
+      applied = ops::SparseAccumulatorTryApplyGradient(
+          on_var.WithOpName("apply"), accumulator, graph->local_step,
+          ops::Cast(on_var, rows.indices, DT_INT64), rows.values,
+          ops::Cast(on_var, rows.dense_shape, DT_INT64), cap, /*has_known_shape=*/true,
+          ops::SparseAccumulatorTryApplyGradient::Replica(sender));
+    } else {
+      accumulator = ops::ConditionalAccumulator(
+          AnchoredTo(on_var.WithOpName("grad_accum"), var), dtype, var.shape(),
+          ops::ConditionalAccumulator::SharedName(shared));
+      applied = ops::AccumulatorTryApplyGradient(on_var.WithOpName("apply"), accumulator,
+                                                 graph->local_step, grad.dense(), cap, named);
+    }
     graph->applied.push_back(applied);
-    applies.push_back(applied.operation);
+    applies.push_back(applied.op());
     if (!replica.is_chief) continue;
-    averages.emplace_back(ops::AccumulatorTakeGradient(on_var.WithOpName("take"), accumulator,
-                                                       graph->num_required, dtype),
-                          var);
+    if (grad.is_sparse()) {
+      auto take = ops::SparseAccumulatorTakeGradient(on_var.WithOpName("take"), accumulator,
+                                                     graph->num_required, dtype);
+      averages.emplace_back(IndexedSlices{take.values, take.indices, take.shape}, var);
+    } else {
+      averages.emplace_back(ops::AccumulatorTakeGradient(on_var.WithOpName("take"), accumulator,
+                                                         graph->num_required, dtype),
+                            var);
+    }
     set_steps.push_back(ops::AccumulatorSetGlobalStep(on_var.WithOpName("set_global_step"),
                                                       accumulator, global_step)
                             .operation);

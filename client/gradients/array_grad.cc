@@ -275,16 +275,32 @@ Status GatherCommon(const Scope& s, const Output& params, const Output& indices,
   return s.status();
 }
 
-Status GatherGrad(const Scope& s, const Operation& op, const Grads& g, Grads* out) {
-  Output params_grad;
-  AF_RETURN_IF_ERROR(GatherCommon(s, op.input(0), op.input(1), 0, g[0], &params_grad));
-  out->push_back(params_grad);
+// A gather along axis 0 hands back only the rows it read (TensorFlow's
+// IndexedSlices): an embedding lookup of k ids costs k rows, not the
+// table. Other axes scatter into a tensor of the params' shape.
+IndexedSlices GatheredRows(const Scope& s, const Output& params, const Output& indices,
+                           const Output& g) {
+  auto params_shape = ops::Shape(s, params);
+  auto row_shape = ops::Slice(s, params_shape, IndexVector(s, DT_INT32, {1}),
+                              IndexVector(s, DT_INT32, {-1}));
+  IndexedSlices rows;
+  rows.values =
+      ops::Reshape(s, g, ops::ConcatV2(s, {IndexVector(s, DT_INT32, {-1}), row_shape}, 0));
+  rows.indices = ops::Reshape(s, indices, IndexVector(s, indices.type(), {-1}));
+  rows.dense_shape = params_shape;
+  return rows;
+}
+
+Status GatherGrad(const Scope& s, const Operation& op, const Grads& g,
+                  std::vector<GradientValue>* out) {
+  out->push_back(GatheredRows(s, op.input(0), op.input(1), g[0]));
   out->push_back(NoGradient());
   return s.status();
 }
-REGISTER_GRADIENT_OP("Gather", GatherGrad);
+REGISTER_SPARSE_GRADIENT_OP("Gather", GatherGrad);
 
-Status GatherV2Grad(const Scope& s, const Operation& op, const Grads& g, Grads* out) {
+Status GatherV2Grad(const Scope& s, const Operation& op, const Grads& g,
+                    std::vector<GradientValue>* out) {
   int64_t batch_dims = 0;
   GetAttr(op, "batch_dims", &batch_dims).ok();
   if (batch_dims != 0)
@@ -293,14 +309,18 @@ Status GatherV2Grad(const Scope& s, const Operation& op, const Grads& g, Grads* 
   std::vector<int64_t> axis;
   if (!ConstantInts(op.input(2), &axis) || axis.size() != 1)
     return errors::Unimplemented("the gradient of GatherV2 needs a constant scalar axis");
-  Output params_grad;
-  AF_RETURN_IF_ERROR(GatherCommon(s, op.input(0), op.input(1), axis[0], g[0], &params_grad));
-  out->push_back(params_grad);
+  if (axis[0] == 0) {
+    out->push_back(GatheredRows(s, op.input(0), op.input(1), g[0]));
+  } else {
+    Output params_grad;
+    AF_RETURN_IF_ERROR(GatherCommon(s, op.input(0), op.input(1), axis[0], g[0], &params_grad));
+    out->push_back(params_grad);
+  }
   out->push_back(NoGradient());
   out->push_back(NoGradient());
   return s.status();
 }
-REGISTER_GRADIENT_OP("GatherV2", GatherV2Grad);
+REGISTER_SPARSE_GRADIENT_OP("GatherV2", GatherV2Grad);
 
 // Each data row goes where its segment id sent it: the gradient gathers
 // the output gradient back by id. Rows with ids outside [0, num_segments)

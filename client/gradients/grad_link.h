@@ -10,4 +10,5 @@ void MathExtraGrad();
 void NnGrad();
 void TensorArrayGrad();
 void ControlFlowGrad();
+void SparseGrad();
 }  // namespace af::grad_link

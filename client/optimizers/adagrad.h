@@ -1,4 +1,5 @@
-// Adagrad: accum += grad^2; var -= lr * grad / sqrt(accum) (ApplyAdagrad).
+// Adagrad: accum += grad^2; var -= lr * grad / sqrt(accum) (ApplyAdagrad;
+// a sparse gradient's rows with SparseApplyAdagrad, the same result).
 // Slot: "<var>/Adagrad", starting at initial_accumulator_value.
 #pragma once
 
@@ -17,6 +18,8 @@ class AdagradOptimizer : public Optimizer {
  protected:
   Status ApplyDense(const Scope& scope, const Output& grad, const Output& var,
                     Operation* update) override;
+  Status ApplySparse(const Scope& scope, const IndexedSlices& slices, const Output& var,
+                     Operation* update) override;
 
  private:
   double learning_rate_, initial_accumulator_value_;

@@ -35,6 +35,69 @@ Status AdamOptimizer::ApplyDense(const Scope& scope, const Output& grad, const O
   return scope.status();
 }
 
+Status AdamOptimizer::SparseParts(const Scope& scope, const Output& var, Output* m, Output* v,
+                                  Output* step_size) {
+  AF_RETURN_IF_ERROR(GetOrMakeSlot(var, name(), 0.0, m));
+  AF_RETURN_IF_ERROR(GetOrMakeSlot(var, name() + "_1", 0.0, v));
+  const DataType dtype = BaseType(var.type());
+  if (BaseType(beta1_power_.type()) != dtype)
+    return errors::InvalidArgument(name(), ": variable '", var.op().name(), "' is ",
+                                   DataTypeString(dtype), " but the first variable was ",
+                                   DataTypeString(BaseType(beta1_power_.type())));
+  auto one = Hyper(scope, dtype, 1.0);
+  *step_size = ops::Div(scope,
+                        ops::Mul(scope, LearningRate(scope, dtype, learning_rate_),
+                                 ops::Sqrt(scope, ops::Sub(scope, one, beta2_power_))),
+                        ops::Sub(scope, one, beta1_power_));
+  return scope.status();
+}
+
+// TensorFlow's sparse Adam: every row's moments decay, the gradient's rows
+// add in, and every row of the variable moves.
+Status AdamOptimizer::ApplySparse(const Scope& scope, const IndexedSlices& slices,
+                                  const Output& var, Operation* update) {
+  Output m, v, step_size;
+  AF_RETURN_IF_ERROR(SparseParts(scope, var, &m, &v, &step_size));
+  const DataType dtype = BaseType(var.type());
+  auto decayed_m = ops::Assign(scope, m, ops::Mul(scope, m, Hyper(scope, dtype, beta1_)));
+  auto m_t = ops::ScatterAdd(scope, decayed_m, slices.indices,
+                             ops::Mul(scope, slices.values, Hyper(scope, dtype, 1 - beta1_)));
+  auto decayed_v = ops::Assign(scope, v, ops::Mul(scope, v, Hyper(scope, dtype, beta2_)));
+  auto v_t = ops::ScatterAdd(
+      scope, decayed_v, slices.indices,
+      ops::Mul(scope, ops::Square(scope, slices.values), Hyper(scope, dtype, 1 - beta2_)));
+  auto denom = ops::Add(scope, ops::Sqrt(scope, v_t), Hyper(scope, dtype, epsilon_));
+  *update = ops::AssignSub(scope, var,
+                           ops::Mul(scope, step_size, ops::Div(scope, m_t, denom)))
+                .operation;
+  return scope.status();
+}
+
+// Only the gradient's rows: their moments are read, advanced and written
+// back, and the variable moves in those rows alone.
+Status LazyAdamOptimizer::ApplySparse(const Scope& scope, const IndexedSlices& slices,
+                                      const Output& var, Operation* update) {
+  Output m, v, step_size;
+  AF_RETURN_IF_ERROR(SparseParts(scope, var, &m, &v, &step_size));
+  const DataType dtype = BaseType(var.type());
+  const Output& rows = slices.indices;
+  auto m_rows = ops::Add(
+      scope, ops::Mul(scope, ops::Gather(scope, m, rows), Hyper(scope, dtype, beta1_)),
+      ops::Mul(scope, slices.values, Hyper(scope, dtype, 1 - beta1_)));
+  auto v_rows = ops::Add(
+      scope, ops::Mul(scope, ops::Gather(scope, v, rows), Hyper(scope, dtype, beta2_)),
+      ops::Mul(scope, ops::Square(scope, slices.values), Hyper(scope, dtype, 1 - beta2_)));
+  auto m_write = ops::ScatterUpdate(scope, m, rows, m_rows);
+  auto v_write = ops::ScatterUpdate(scope, v, rows, v_rows);
+  auto denom = ops::Add(scope, ops::Sqrt(scope, v_rows), Hyper(scope, dtype, epsilon_));
+  auto var_write =
+      ops::ScatterSub(scope, var, rows, ops::Mul(scope, step_size, ops::Div(scope, m_rows, denom)));
+  *update = ops::NoOp(scope.WithControlDependencies(
+                          {m_write.operation, v_write.operation, var_write.operation}))
+                .operation;
+  return scope.status();
+}
+
 // The powers advance once every update of the step has read them.
 Status AdamOptimizer::Finish(const Scope& scope, const std::vector<Operation>& updates,
                              Operation* finish) {

@@ -12,4 +12,12 @@ Status GradientDescentOptimizer::ApplyDense(const Scope& scope, const Output& gr
   return scope.status();
 }
 
+Status GradientDescentOptimizer::ApplySparse(const Scope& scope, const IndexedSlices& slices,
+                                             const Output& var, Operation* update) {
+  const DataType dtype = BaseType(var.type());
+  auto step = ops::Mul(scope, slices.values, LearningRate(scope, dtype, learning_rate_));
+  *update = ops::ScatterSub(scope, var, slices.indices, step).operation;
+  return scope.status();
+}
+
 }  // namespace af

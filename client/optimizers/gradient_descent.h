@@ -1,4 +1,5 @@
-// Plain gradient descent: var -= learning_rate * grad (ApplyGradientDescent).
+// Plain gradient descent: var -= learning_rate * grad (ApplyGradientDescent;
+// sparse rows with ScatterSub, touching only those rows).
 #pragma once
 
 #include "client/optimizers/optimizer.h"
@@ -13,6 +14,8 @@ class GradientDescentOptimizer : public Optimizer {
  protected:
   Status ApplyDense(const Scope& scope, const Output& grad, const Output& var,
                     Operation* update) override;
+  Status ApplySparse(const Scope& scope, const IndexedSlices& slices, const Output& var,
+                     Operation* update) override;
 
  private:
   double learning_rate_;

@@ -1,6 +1,8 @@
 // Momentum: accum = momentum * accum + grad; var -= lr * accum, or with
 // Nesterov var -= lr * (grad + momentum * accum) (ApplyMomentum). Slot:
-// "<var>/Momentum", starting at zero.
+// "<var>/Momentum", starting at zero. A sparse gradient moves only its rows
+// (SparseApplyMomentum): rows it lacks keep their accum, undecayed, and do
+// not move, where a dense zero gradient would still carry them on.
 #pragma once
 
 #include "client/optimizers/optimizer.h"
@@ -19,6 +21,8 @@ class MomentumOptimizer : public Optimizer {
  protected:
   Status ApplyDense(const Scope& scope, const Output& grad, const Output& var,
                     Operation* update) override;
+  Status ApplySparse(const Scope& scope, const IndexedSlices& slices, const Output& var,
+                     Operation* update) override;
 
  private:
   double learning_rate_, momentum_;

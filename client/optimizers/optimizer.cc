@@ -25,7 +25,7 @@ Status Optimizer::ComputeGradients(const Scope& scope, const Output& loss,
   if (vars.empty())
     return errors::InvalidArgument(name_, ": no variables to optimize (create them with ",
                                    "af::Variable or pass a var_list)");
-  std::vector<Output> grads;
+  std::vector<GradientValue> grads;
   AF_RETURN_IF_ERROR(AddSymbolicGradients(scope, {loss}, vars, &grads));
   grads_and_vars->clear();
   for (size_t i = 0; i < vars.size(); ++i) grads_and_vars->emplace_back(grads[i], vars[i]);
@@ -50,7 +50,13 @@ Status Optimizer::ApplyGradients(const Scope& scope,
     Operation update;
     const Scope update_scope =
         apply.NewSubScope("update_" + var.op().name()).ColocateWith(var.op());
-    AF_RETURN_IF_ERROR(ApplyDense(update_scope, grad, var, &update));
+    if (grad.is_sparse()) {
+      const IndexedSlices rows = DeduplicateSlices(update_scope, grad.slices());
+      AF_RETURN_IF_ERROR(update_scope.status());
+      AF_RETURN_IF_ERROR(ApplySparse(update_scope, rows, var, &update));
+    } else {
+      AF_RETURN_IF_ERROR(ApplyDense(update_scope, grad.dense(), var, &update));
+    }
     AF_RETURN_IF_ERROR(scope.status());
     updates.push_back(update);
   }
@@ -77,6 +83,11 @@ Status Optimizer::Minimize(const Scope& scope, const Output& loss, Operation* tr
   const Output step = GetOrCreateGlobalStep(scope);
   AF_RETURN_IF_ERROR(scope.status());
   return ApplyGradients(scope, grads_and_vars, step, train_op);
+}
+
+Status Optimizer::ApplySparse(const Scope& scope, const IndexedSlices& slices,
+                              const Output& var, Operation* update) {
+  return ApplyDense(scope, ToDense(scope, slices), var, update);
 }
 
 Status Optimizer::Finish(const Scope& scope, const std::vector<Operation>& updates,

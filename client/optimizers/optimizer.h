@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "client/indexed_slices.h"
 #include "client/ops.h"
 #include "client/scope.h"
 #include "client/variables.h"
@@ -28,7 +29,9 @@
 
 namespace af {
 
-using GradAndVar = std::pair<Output, Output>;  // (gradient, variable ref)
+// (gradient, variable ref). The gradient of a variable read only by
+// gathers is IndexedSlices; the update then touches only those rows.
+using GradAndVar = std::pair<GradientValue, Output>;
 
 class Optimizer {
  public:
@@ -63,6 +66,12 @@ class Optimizer {
   // The update of one variable from its gradient.
   virtual Status ApplyDense(const Scope& scope, const Output& grad, const Output& var,
                             Operation* update) = 0;
+  // The update of one variable from rows of its gradient. `slices` has one
+  // row per distinct index (ApplyGradients summed the repeats), as
+  // TensorFlow's _apply_sparse sees them. The default converts the rows to
+  // a tensor and calls ApplyDense: right, but it touches every row.
+  virtual Status ApplySparse(const Scope& scope, const IndexedSlices& slices, const Output& var,
+                             Operation* update);
   // Runs after every update (Adam advances its beta powers here).
   virtual Status Finish(const Scope& scope, const std::vector<Operation>& updates,
                         Operation* finish);

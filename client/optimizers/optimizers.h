@@ -3,6 +3,7 @@
 
 #include "client/optimizers/adagrad.h"
 #include "client/optimizers/adam.h"
+#include "client/optimizers/ftrl.h"
 #include "client/optimizers/gradient_descent.h"
 #include "client/optimizers/momentum.h"
 #include "client/optimizers/optimizer.h"

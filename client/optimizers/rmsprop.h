@@ -1,7 +1,9 @@
 // RMSProp: ms = decay * ms + (1 - decay) * grad^2;
 // mom = momentum * mom + lr * grad / sqrt(ms + epsilon); var -= mom
 // (ApplyRMSProp). Slots: "<var>/RMSProp" (mean square, starting at 1 as
-// in TensorFlow) and "<var>/RMSProp_1" (momentum, starting at 0).
+// in TensorFlow) and "<var>/RMSProp_1" (momentum, starting at 0). A sparse
+// gradient updates only its rows (SparseApplyRMSProp): the others' ms does
+// not decay and their momentum does not carry them on.
 #pragma once
 
 #include "client/optimizers/optimizer.h"
@@ -21,6 +23,8 @@ class RMSPropOptimizer : public Optimizer {
  protected:
   Status ApplyDense(const Scope& scope, const Output& grad, const Output& var,
                     Operation* update) override;
+  Status ApplySparse(const Scope& scope, const IndexedSlices& slices, const Output& var,
+                     Operation* update) override;
 
  private:
   double learning_rate_, decay_, momentum_, epsilon_;

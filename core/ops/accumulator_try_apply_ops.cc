@@ -13,8 +13,9 @@
 // exactly as AccumulatorApplyGradient does. `replica` names the sender
 // (a worker's task), so that a take left waiting can say whom it waits for.
 //
-// Dense only: our gradients never produce IndexedSlices (Gather's gradient
-// is a dense UnsortedSegmentSum), so no sparse form exists yet.
+// SparseAccumulatorTryApplyGradient is the same for a
+// SparseConditionalAccumulator and IndexedSlices (a gather's gradient): the
+// rows cross to the accumulator's task, not the table.
 #include "core/op_registry.h"
 #include "core/shape_inference.h"
 
@@ -25,6 +26,15 @@ Status TryApplyShape(InferenceContext* c) {
   PartialTensorShape unused;
   AF_RETURN_IF_ERROR(c->WithRank(1, 0, &unused));  // local_step
   AF_RETURN_IF_ERROR(c->WithRank(3, 0, &unused));  // max_accumulated
+  return shape_fn::ScalarShape(c);
+}
+
+Status SparseTryApplyShape(InferenceContext* c) {
+  PartialTensorShape unused;
+  AF_RETURN_IF_ERROR(c->WithRank(1, 0, &unused));  // local_step
+  AF_RETURN_IF_ERROR(c->WithRank(2, 1, &unused));  // gradient_indices
+  AF_RETURN_IF_ERROR(c->WithRank(4, 1, &unused));  // gradient_shape
+  AF_RETURN_IF_ERROR(c->WithRank(5, 0, &unused));  // max_accumulated
   return shape_fn::ScalarShape(c);
 }
 
@@ -42,5 +52,20 @@ REGISTER_OP("AccumulatorTryApplyGradient")
     .Doc("Actorflow's own op: AccumulatorApplyGradient that says whether the gradient was "
          "kept; dropped when stale, or (max_accumulated > 0) when the accumulator already "
          "holds max_accumulated gradients.");
+
+REGISTER_OP("SparseAccumulatorTryApplyGradient")
+    .Input("handle: Ref(string)")
+    .Input("local_step: int64")
+    .Input("gradient_indices: int64")
+    .Input("gradient_values: dtype")
+    .Input("gradient_shape: int64")
+    .Input("max_accumulated: int32")
+    .Output("applied: bool")
+    .Attr("dtype: numbertype")
+    .Attr("has_known_shape: bool")
+    .Attr("replica: string = ''")
+    .SetShapeFn(SparseTryApplyShape)
+    .Doc("Actorflow's own op: SparseAccumulatorApplyGradient that says whether the gradient "
+         "was kept, with AccumulatorTryApplyGradient's max_accumulated.");
 
 }  // namespace af

@@ -1,4 +1,5 @@
-// AccumulatorTryApplyGradient (our own op, core/ops/accumulator_try_apply_ops.cc):
+// AccumulatorTryApplyGradient and SparseAccumulatorTryApplyGradient (our
+// own ops, core/ops/accumulator_try_apply_ops.cc):
 // the apply kernel's path, plus the accumulator's verdict as the output.
 // The actor already answers every apply with "kept or dropped"; TensorFlow's
 // op throws that away, this one hands it to the step, so a worker counts
@@ -20,9 +21,12 @@ using queue_kernels::FinishOnDevice;
 
 class TryApplyGradientOp : public AsyncOpKernel {
  public:
-  explicit TryApplyGradientOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx) {
+  TryApplyGradientOp(OpKernelConstruction* ctx, AccumulatorSpec::Kind kind)
+      : AsyncOpKernel(ctx), kind_(kind) {
     Status s = ctx->GetAttr("dtype", &dtype_);
     if (s.ok() && ctx->HasAttr("replica")) s = ctx->GetAttr("replica", &replica_);
+    if (s.ok() && kind == AccumulatorSpec::Kind::kSparse)
+      s = ctx->GetAttr("has_known_shape", &has_known_shape_);
     ctx->SetStatus(s);
   }
 
@@ -30,13 +34,22 @@ class TryApplyGradientOp : public AsyncOpKernel {
     ResourceRef<AccumulatorInterface> accumulator;
     OP_REQUIRES_OK_ASYNC(ctx, LookupAccumulator(ctx, 0, &accumulator), done);
     OP_REQUIRES_OK_ASYNC(
-        ctx, CheckAccumulator(ctx, *accumulator, AccumulatorSpec::Kind::kDense, dtype_), done);
+        ctx, CheckAccumulator(ctx, *accumulator, kind_, dtype_), done);
+    const bool sparse = kind_ == AccumulatorSpec::Kind::kSparse;
+    const int max_input = sparse ? 5 : 3;
     OP_REQUIRES_OK_ASYNC(ctx, CheckScalarInput(ctx, 1, "local_step"), done);
-    OP_REQUIRES_OK_ASYNC(ctx, CheckScalarInput(ctx, 3, "max_accumulated"), done);
+    OP_REQUIRES_OK_ASYNC(ctx, CheckScalarInput(ctx, max_input, "max_accumulated"), done);
     const int64_t local_step = ctx->input(1).scalar<int64_t>();
-    const int32_t max_accumulated = ctx->input(3).scalar<int32_t>();
+    const int32_t max_accumulated = ctx->input(max_input).scalar<int32_t>();
     AccumulatorGradient gradient;
-    gradient.dense = ctx->input(2);
+    if (sparse) {
+      gradient.indices = ctx->input(2);
+      gradient.values = ctx->input(3);
+      gradient.has_known_shape = has_known_shape_;
+      if (has_known_shape_) gradient.shape = ctx->input(4);
+    } else {
+      gradient.dense = ctx->input(2);
+    }
     accumulator->ApplyGradientUpTo(
         local_step, max_accumulated, std::move(gradient),
         [ctx, done = std::move(done)](const Status& s, bool applied) {
@@ -53,8 +66,22 @@ class TryApplyGradientOp : public AsyncOpKernel {
   }
 
  private:
+  const AccumulatorSpec::Kind kind_;
   DataType dtype_ = DT_FLOAT;
+  bool has_known_shape_ = false;
   std::string replica_;
+};
+
+class DenseTryApplyGradientOp : public TryApplyGradientOp {
+ public:
+  explicit DenseTryApplyGradientOp(OpKernelConstruction* ctx)
+      : TryApplyGradientOp(ctx, AccumulatorSpec::Kind::kDense) {}
+};
+
+class SparseTryApplyGradientOp : public TryApplyGradientOp {
+ public:
+  explicit SparseTryApplyGradientOp(OpKernelConstruction* ctx)
+      : TryApplyGradientOp(ctx, AccumulatorSpec::Kind::kSparse) {}
 };
 
 }  // namespace
@@ -62,6 +89,10 @@ class TryApplyGradientOp : public AsyncOpKernel {
 REGISTER_KERNEL_BUILDER(KernelDefBuilder("AccumulatorTryApplyGradient")
                             .Device(DEVICE_CPU)
                             .TypeConstraint("dtype", accumulator_kernels::KernelTypes()),
-                        TryApplyGradientOp);
+                        DenseTryApplyGradientOp);
+REGISTER_KERNEL_BUILDER(KernelDefBuilder("SparseAccumulatorTryApplyGradient")
+                            .Device(DEVICE_CPU)
+                            .TypeConstraint("dtype", accumulator_kernels::KernelTypes()),
+                        SparseTryApplyGradientOp);
 
 }  // namespace af

@@ -121,11 +121,12 @@ struct Outcome {
 // sleeping a random (seeded) while before every step; worker 2 is a
 // straggler. Worker i's gradient constant is 2^i.
 Outcome Train(const std::string& spec, const std::string& prefix, int workers, int64_t steps,
-              uint32_t seed) {
+              uint32_t seed, bool sparse_w = false) {
   Outcome outcome;
   std::vector<std::unique_ptr<FakeWorker>> w;
   for (int i = 0; i < workers; ++i) {
-    w.push_back(std::make_unique<FakeWorker>(spec, i, workers, prefix));
+    w.push_back(std::make_unique<FakeWorker>(spec, i, workers, prefix, TestProtocolOptions(),
+                                             sparse_w));
     BOOST_TEST_REQUIRE(w[i]->status.ok(), w[i]->status);
   }
   BOOST_TEST_REQUIRE(w[0]->Initialize().ok());
@@ -159,9 +160,12 @@ Outcome Train(const std::string& spec, const std::string& prefix, int workers, i
 // variable are averaged; the others are dropped, and counted by exactly
 // one worker each. With gradient constants 2^i the final weights tell
 // whose gradients went in and what they were divided by.
-void CheckExactlyMPerStep(const std::string& spec, int workers, int m, uint32_t seed) {
+void CheckExactlyMPerStep(const std::string& spec, int workers, int m, uint32_t seed,
+                          bool sparse_w = false) {
   constexpr int64_t kSteps = 12;
-  const Outcome o = Train(spec, spec == "sync" ? "sync_m" : "backup_m", workers, kSteps, seed);
+  const std::string prefix = std::string(spec == "sync" ? "sync_m" : "backup_m") +
+                             (sparse_w ? "_sparse" : "");
+  const Outcome o = Train(spec, prefix, workers, kSteps, seed, sparse_w);
   BOOST_TEST(o.global_step == kSteps);
   int64_t applied = 0, dropped = 0, computed = 0;
   double weighted = 0;  // sum over kept gradients of their constant
@@ -194,6 +198,24 @@ BOOST_AUTO_TEST_CASE(sync_averages_one_gradient_of_every_worker_per_step) {
 BOOST_AUTO_TEST_CASE(backup_applies_exactly_m_per_step_and_counts_the_rest) {
   for (uint32_t seed : {11u, 12u, 13u}) CheckExactlyMPerStep("backup:1", 3, 2, seed);
   CheckExactlyMPerStep("backup:2", 3, 1, 21);
+}
+
+// A gathered variable's gradient stays rows through a sparse accumulator
+// (SparseAccumulatorTryApplyGradient), with the same exact counts.
+BOOST_AUTO_TEST_CASE(sync_and_backup_carry_sparse_gradients_with_exact_drop_counts) {
+  {
+    FakeWorker chief("sync", 0, 3, "sparse_probe", TestProtocolOptions(), /*sparse_w=*/true);
+    BOOST_TEST_REQUIRE(chief.status.ok(), chief.status);
+    int sparse_applies = 0, dense_applies = 0;
+    for (const Node* n : chief.root.graph()->nodes()) {
+      sparse_applies += n->type_string() == "SparseAccumulatorTryApplyGradient";
+      dense_applies += n->type_string() == "AccumulatorTryApplyGradient";
+    }
+    BOOST_TEST(sparse_applies == 1);  // w
+    BOOST_TEST(dense_applies == 1);   // b
+  }
+  CheckExactlyMPerStep("sync", 3, 3, 31, /*sparse_w=*/true);
+  CheckExactlyMPerStep("backup:1", 3, 2, 32, /*sparse_w=*/true);
 }
 
 // Elastic sync: worker 2 stops after two steps. The chief's next

@@ -6,6 +6,9 @@
 // i's gradient is c_i for w and 10 c_i for b — which makes every update
 // predictable: after plain SGD (learning rate 1/2)
 //   w + b / 10 = -1/2 * sum over applied gradients of c / (gradients averaged).
+// With `sparse_w` the loss reads w through a Gather, so w's gradient is
+// IndexedSlices (one row) and travels through a sparse accumulator; every
+// gradient holds that row, so the average is the same.
 #pragma once
 
 #include <memory>
@@ -37,14 +40,16 @@ inline ProtocolOptions TestProtocolOptions() {
 
 struct FakeWorker {
   FakeWorker(const std::string& spec, int index, int num_workers, const std::string& prefix,
-             const ProtocolOptions& options = TestProtocolOptions())
+             const ProtocolOptions& options = TestProtocolOptions(), bool sparse_w = false)
       : root(Scope::NewRootScope()), sgd(kLearningRate) {
     c = ops::Placeholder(root.WithOpName("c"), DT_DOUBLE);
     Variable vw(root.WithOpName(prefix + "_w"), Input::Initializer({0.0}));
     Variable vb(root.WithOpName(prefix + "_b"), Input::Initializer({0.0}));
     w = vw.var;
     b = vb.var;
-    auto loss = ops::Add(root, ops::Sum(root, ops::Mul(root, w, c), {0}),
+    const Output w_read =
+        sparse_w ? Output(ops::Gather(root, w, ops::Const(root, Input::Initializer({0})))) : w;
+    auto loss = ops::Add(root, ops::Sum(root, ops::Mul(root, w_read, c), {0}),
                          ops::Sum(root, ops::Mul(root, b, ops::Mul(root, c, 10.0)), {0}));
     global_step = GetOrCreateGlobalStep(root);
     std::vector<GradAndVar> grads_and_vars;

@@ -32,7 +32,7 @@ class EveryKthProtocol : public CoordinationProtocol {
                const ReplicaContext& replica) override {
     AF_RETURN_IF_ERROR(ValidateReplicaContext(name(), replica, /*needs_global_step=*/false));
     for (const auto& [grad, var] : grads_and_vars) {
-      if (grad.valid()) gradients_.push_back(grad);
+      if (grad.valid()) gradients_.push_back(grad.dense());
     }
     return replica.optimizer->ApplyGradients(scope, grads_and_vars, replica.global_step,
                                              &update_);

@@ -199,6 +199,18 @@ BOOST_AUTO_TEST_CASE(multi_output_op_gets_zeros_for_unused_outputs) {
   BOOST_TEST(GradientError(root, {x}, {testing::RandomTensor(DT_DOUBLE, {4, 2})}, {y}) < 1e-6);
 }
 
+// The Sum gradient builds constants while the shape refiner still holds
+// the constant inputs of the node it refines: they must stay where they
+// are (a vector's resize once moved them under a OneHot shape function).
+BOOST_AUTO_TEST_CASE(a_reduction_over_computed_axes_differentiates) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root, DT_DOUBLE, PartialTensorShape({2, 3}));
+  auto y = ops::Square(root, x);
+  auto sum = ops::Sum(root, y, ops::Range(root, 0, ops::Rank(root, y), 1));
+  auto loss = ops::Reshape(root, sum, ops::Const(root, Input::Initializer(Tensor(DT_INT32, TensorShape({0})))));
+  BOOST_TEST(GradientError(root, {x}, {testing::RandomTensor(DT_DOUBLE, {2, 3})}, {loss}) < 1e-6);
+}
+
 BOOST_AUTO_TEST_CASE(registry_lists_gradients) {
   const auto ops = GradOpRegistry::Global()->ListOps();
   for (const char* name : {"MatMul", "Add", "Relu", "Conv2D", "Sum", "StopGradient"})

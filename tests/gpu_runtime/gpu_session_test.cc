@@ -190,7 +190,7 @@ CnnRun RunCnn(bool gpus) {
   Operation step;
   AF_REQUIRE_OK(sgd.ApplyGradients(backward, grads, Output(), &step));
   std::vector<Output> gradient_outputs;
-  for (const GradAndVar& g : grads) gradient_outputs.push_back(g.first);
+  for (const GradAndVar& g : grads) gradient_outputs.push_back(g.first.dense());
 
   SessionOptions options;
   options.num_gpu_devices = gpus ? 2 : 0;
