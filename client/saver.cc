@@ -1,15 +1,19 @@
 #include "client/saver.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <set>
 
+#include "client/save_slice_info.h"
 #include "client/standard_ops.h"
 #include "client/variables.h"
 #include "core/checkpoint_reader.h"
 #include "core/checkpoint_shards.h"
+#include "core/checkpoint_slices.h"
 #include "core/checkpoint_state.h"
 #include "core/node_def_util.h"
+#include "core/tensor_slice_spec.h"
 
 namespace af {
 
@@ -50,6 +54,15 @@ Status Saver::CollectVariables(const Scope& scope, const std::vector<Output>& va
   if (var_list.empty())
     return errors::InvalidArgument("Saver: no variables to save in the scope's graph");
   std::set<std::string> seen;
+  // What is saved under each checkpoint name: one variable whole, or the
+  // distinct slices of one full tensor.
+  struct SavedName {
+    std::string whole;  // the variable saved whole ("": slices)
+    std::vector<int64_t> full_shape;
+    DataType dtype = DT_INVALID;
+    std::map<std::string, std::string> slices;  // spec -> variable
+  };
+  std::map<std::string, SavedName> saved_names;
   for (const Output& v : var_list) {
     if (!v.valid() || scope.graph()->FindNodeId(v.node()->id()) != v.node())
       return errors::InvalidArgument("Saver: a var_list entry is not a node of the scope's graph");
@@ -65,8 +78,47 @@ Status Saver::CollectVariables(const Scope& scope, const std::vector<Output>& va
     saved.dtype = BaseType(v.type());
     AF_RETURN_IF_ERROR(GetNodeAttr(node->def(), "shape", &saved.shape)
                            .WithContext("Saver: variable '" + node->name() + "'"));
+    const SaveSliceInfo* info = scope.FindSaveSliceInfo(node);
+    if (info != nullptr) {
+      saved.name = info->full_name;
+      saved.slice = info->Spec();
+      TensorSliceSpec slice;
+      AF_RETURN_IF_ERROR(ParseTensorSliceSpec(saved.slice, &slice)
+                             .WithContext("Saver: variable '" + node->name() + "'"));
+      if (!saved.shape.IsCompatibleWith(PartialTensorShape(slice.length)))
+        return errors::InvalidArgument("Saver: variable '", node->name(), "' has shape ",
+                                       saved.shape.DebugString(), " but is recorded as slice '",
+                                       saved.slice, "' of '", saved.name, "'");
+    }
+    auto [it, first] = saved_names.try_emplace(saved.name);
+    SavedName& under = it->second;
+    if (!first && (info == nullptr || !under.whole.empty())) {
+      const std::string other = !under.whole.empty() ? under.whole : under.slices.begin()->second;
+      return errors::InvalidArgument("Saver: variables '", other, "' and '", node->name(),
+                                     "' would both be saved as '", saved.name, "'");
+    }
+    if (info == nullptr) {
+      under.whole = node->name();
+    } else {
+      if (first) {
+        under.full_shape = info->full_shape;
+        under.dtype = saved.dtype;
+      } else if (under.full_shape != info->full_shape || under.dtype != saved.dtype) {
+        return errors::InvalidArgument(
+            "Saver: the slices of '", saved.name, "' disagree: '", node->name(), "' is ",
+            DataTypeString(saved.dtype), " slice '", saved.slice, "', '",
+            under.slices.begin()->second, "' is ", DataTypeString(under.dtype), " slice '",
+            under.slices.begin()->first, "'");
+      }
+      auto [same, added] = under.slices.emplace(saved.slice, node->name());
+      if (!added)
+        return errors::InvalidArgument("Saver: variables '", same->second, "' and '", node->name(),
+                                       "' are both slice '", saved.slice, "' of '", saved.name,
+                                       "'");
+    }
+    names_.push_back(saved.name);
+    slices_.push_back(saved.slice);
     variables_.push_back(std::move(saved));
-    names_.push_back(node->name());
   }
   return Status::OK();
 }
@@ -90,10 +142,11 @@ void Saver::BuildShardedSave(const Scope& s, const std::vector<Output>& var_list
   std::vector<Operation> saves;
   for (size_t g = 0; g < groups.size(); ++g) {
     const Scope shard = s.NewSubScope("shard_" + std::to_string(g)).WithDevice(devices[g]);
-    std::vector<std::string> names;
+    std::vector<std::string> names, specs;
     std::vector<Output> vars;
     for (size_t i : groups[g]) {
       names.push_back(names_[i]);
+      specs.push_back(slices_[i]);
       vars.push_back(var_list[i]);
     }
     auto filename = ops::ShardedFilename(shard, filename_, static_cast<int32_t>(g),
@@ -101,8 +154,7 @@ void Saver::BuildShardedSave(const Scope& s, const std::vector<Output>& var_list
     auto tensor_names = ops::Const(shard.WithOpName("tensor_names"),
                                    Input::Initializer(Tensor::FromVector<std::string>(names)));
     auto slices = ops::Const(shard.WithOpName("shape_and_slices"),
-                             Input::Initializer(Tensor::FromVector<std::string>(
-                                 std::vector<std::string>(names.size()))));
+                             Input::Initializer(Tensor::FromVector<std::string>(specs)));
     saves.push_back(ops::SaveV2(shard.WithOpName("SaveV2"), filename, tensor_names, slices,
                                 OutputList(vars))
                         .operation);
@@ -117,12 +169,12 @@ void Saver::BuildGraph(const Scope& s, const std::vector<Output>& var_list) {
   auto default_name = ops::Const(s.WithOpName("Const"), Input::Initializer(std::string("model")));
   filename_ = ops::PlaceholderWithDefault(s.WithOpName("filename"), default_name,
                                           PartialTensorShape(TensorShape{}));
-  const auto n = static_cast<int64_t>(names_.size());
   auto names = ops::Const(s.WithOpName("tensor_names"),
                           Input::Initializer(Tensor::FromVector<std::string>(names_)));
+  // A shard's slice: SaveV2 writes it as part of its whole, and RestoreV2
+  // assembles that part from whatever slices the checkpoint holds.
   auto slices = ops::Const(s.WithOpName("shape_and_slices"),
-                           Input::Initializer(Tensor::FromVector<std::string>(
-                               std::vector<std::string>(static_cast<size_t>(n)))));
+                           Input::Initializer(Tensor::FromVector<std::string>(slices_)));
   if (options_.sharded) {
     BuildShardedSave(s, var_list);
   } else {
@@ -173,17 +225,29 @@ Status Saver::CheckAgainstIndex(const std::string& path) const {
   AF_RETURN_IF_ERROR(s);
   const std::string& file = checkpoint->path();
   for (const SavedVariable& v : variables_) {
-    const CheckpointReader* reader = nullptr;
-    const checkpoint::TensorEntry* e = checkpoint->Find(v.name, &reader);
-    if (e == nullptr)
-      return errors::NotFound("Key ", v.name, " not found in checkpoint ", file);
-    if (e->dtype != v.dtype)
-      return errors::InvalidArgument("variable '", v.name, "' is ", DataTypeString(v.dtype),
-                                     " but checkpoint ", file, " holds ",
-                                     DataTypeString(e->dtype));
-    if (!v.shape.IsCompatibleWith(e->shape))
+    if (v.slice.empty()) {
+      const CheckpointReader* reader = nullptr;
+      if (const checkpoint::TensorEntry* e = checkpoint->Find(v.name, &reader)) {
+        if (e->dtype != v.dtype)
+          return errors::InvalidArgument("variable '", v.name, "' is ", DataTypeString(v.dtype),
+                                         " but checkpoint ", file, " holds ",
+                                         DataTypeString(e->dtype));
+        if (!v.shape.IsCompatibleWith(e->shape))
+          return errors::InvalidArgument("variable '", v.name, "' has shape ",
+                                         v.shape.DebugString(), " but checkpoint ", file, " holds ",
+                                         e->shape.DebugString());
+        continue;
+      }
+    }
+    // A slice, or a variable saved only in slices: what RestoreV2 will
+    // assemble must be there in full (NOT_FOUND naming what is missing).
+    SliceRestorePlan plan;
+    AF_RETURN_IF_ERROR(PlanSliceRestore(*checkpoint, v.name, v.slice, v.dtype, &plan));
+    const PartialTensorShape restored(plan.region.length);
+    if (!v.shape.IsCompatibleWith(restored))
       return errors::InvalidArgument("variable '", v.name, "' has shape ", v.shape.DebugString(),
-                                     " but checkpoint ", file, " holds ", e->shape.DebugString());
+                                     " but its slices in checkpoint ", file, " make ",
+                                     restored.DebugString());
   }
   return Status::OK();
 }

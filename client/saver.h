@@ -12,6 +12,11 @@
 //
 // A checkpoint is `PREFIX.afckpt` (docs/checkpoint-format.md); the directory's
 // `checkpoint` file lists the kept ones (core/checkpoint_state.h).
+//
+// A partitioned variable's shards (client/partitioned_variable.h) are saved
+// as slices of the whole, under the whole's name, so the checkpoint
+// restores onto another number of shards, or onto one unpartitioned
+// variable of that name; a variable saved whole restores onto shards too.
 #pragma once
 
 #include <cstdint>
@@ -45,8 +50,9 @@ struct SaverOptions {
 class Saver {
  public:
   // A graph-building error (no variables, a var_list entry that is not a
-  // variable, two variables with one name) is recorded in the scope, as
-  // for any op, and returned by status(), Save and Restore.
+  // variable, two variables with one name, a variable saved whole under
+  // the name of a partitioned one, one slice twice) is recorded in the
+  // scope, as for any op, and returned by status(), Save and Restore.
   explicit Saver(const Scope& scope, SaverOptions options = {});
 
   Status status() const { return status_; }
@@ -70,8 +76,12 @@ class Saver {
   const Output& filename_tensor() const { return filename_; }  // string scalar
   const Operation& save_op() const { return save_op_; }
   const Operation& restore_op() const { return restore_all_; }  // "restore_all"
-  // Checkpoint keys: the variables' node names, in var_list order.
+  // The names the variables are saved under, in var_list order: the node
+  // name, or a partitioned variable's full name for each of its shards.
   const std::vector<std::string>& tensor_names() const { return names_; }
+  // Their slice specs ("" for a variable saved whole), as SaveV2 and
+  // RestoreV2 get them.
+  const std::vector<std::string>& shape_and_slices() const { return slices_; }
 
  private:
   // What Restore checks against a checkpoint's index before any Assign.
@@ -79,6 +89,7 @@ class Saver {
     std::string name;
     DataType dtype = DT_INVALID;
     PartialTensorShape shape;  // the VariableV2's shape attr
+    std::string slice;         // its slice spec; "" if saved whole
   };
   Status CollectVariables(const Scope& scope, const std::vector<Output>& var_list);
   void BuildGraph(const Scope& scope, const std::vector<Output>& var_list);
@@ -89,6 +100,7 @@ class Saver {
   Status status_;
   std::vector<SavedVariable> variables_;
   std::vector<std::string> names_;
+  std::vector<std::string> slices_;
   Output filename_;
   Operation save_op_;
   Operation restore_all_;

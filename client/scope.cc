@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "client/control_flow/frame_tracker.h"
+#include "client/save_slice_info.h"
 #include "core/node_def_util.h"
 #include "graph/shape_refiner.h"
 
@@ -49,6 +50,8 @@ struct Scope::Impl {
   std::shared_ptr<NameRegistry> names;
   std::shared_ptr<ShapeRefiner> refiner;
   std::shared_ptr<std::map<std::string, std::vector<Operation>>> collections;
+  // By variable node name (unique in the graph).
+  std::shared_ptr<std::map<std::string, SaveSliceInfo>> slice_infos;
   std::shared_ptr<FrameTracker> frames;
   int frame_context = FrameTracker::kRootFrame;
   std::string name_scope;
@@ -76,6 +79,7 @@ Scope Scope::NewRootScope() {
   impl->status = std::make_shared<Status>();
   impl->names = std::make_shared<NameRegistry>();
   impl->collections = std::make_shared<std::map<std::string, std::vector<Operation>>>();
+  impl->slice_infos = std::make_shared<std::map<std::string, SaveSliceInfo>>();
   impl->frames = std::make_shared<FrameTracker>();
   ShapeRefinerOptions options;
   options.evaluate_shape_ops = true;
@@ -89,6 +93,7 @@ Scope Scope::NewRootScopeForGraph(Graph* graph) {
   impl->status = std::make_shared<Status>();
   impl->names = std::make_shared<NameRegistry>();
   impl->collections = std::make_shared<std::map<std::string, std::vector<Operation>>>();
+  impl->slice_infos = std::make_shared<std::map<std::string, SaveSliceInfo>>();
   impl->frames = std::make_shared<FrameTracker>();
   ShapeRefinerOptions options;
   options.evaluate_shape_ops = true;
@@ -210,6 +215,17 @@ void Scope::AddToCollection(const std::string& name, const Operation& op) const 
 std::vector<Operation> Scope::GetCollection(const std::string& name) const {
   auto it = impl_->collections->find(name);
   return it == impl_->collections->end() ? std::vector<Operation>{} : it->second;
+}
+
+void Scope::RecordSaveSliceInfo(const Operation& variable, const SaveSliceInfo& info) const {
+  if (!variable.valid()) return;
+  (*impl_->slice_infos)[variable.name()] = info;
+}
+
+const SaveSliceInfo* Scope::FindSaveSliceInfo(const Node* variable) const {
+  if (variable == nullptr) return nullptr;
+  auto it = impl_->slice_infos->find(variable->name());
+  return it == impl_->slice_infos->end() ? nullptr : &it->second;
 }
 
 Status Scope::RefineNode(Node* node) const { return impl_->refiner->RefineNode(node); }

@@ -27,6 +27,7 @@ namespace af {
 
 class FrameTracker;
 class ShapeRefiner;
+struct SaveSliceInfo;
 
 // Chooses the device of each op built in a scope, as TensorFlow's device
 // functions (tf.device(fn)) do: it gets the node as built (op, name, attrs,
@@ -94,6 +95,13 @@ class Scope {
   // "global_step"). Shared by every scope of the graph.
   void AddToCollection(const std::string& name, const Operation& op) const;
   std::vector<Operation> GetCollection(const std::string& name) const;
+
+  // Which variables are slices of a larger logical one (a partitioned
+  // variable's shards), kept with the graph so that a Saver built later in
+  // any scope of it saves them as slices (client/save_slice_info.h).
+  void RecordSaveSliceInfo(const Operation& variable, const SaveSliceInfo& info) const;
+  // nullptr: `variable` is saved whole.
+  const SaveSliceInfo* FindSaveSliceInfo(const Node* variable) const;
 
   // Runs shape inference on a node just added to this scope's graph.
   Status RefineNode(Node* node) const;

@@ -110,6 +110,15 @@ const TensorEntry* CheckpointReader::Find(std::string_view name) const {
   return &*it;
 }
 
+std::vector<const TensorEntry*> CheckpointReader::FindWithPrefix(std::string_view prefix) const {
+  std::vector<const TensorEntry*> found;
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), prefix,
+                             [](const TensorEntry& e, std::string_view n) { return e.name < n; });
+  for (; it != entries_.end() && std::string_view(it->name).starts_with(prefix); ++it)
+    found.push_back(&*it);
+  return found;
+}
+
 Status CheckpointReader::Read(const TensorEntry& e, Allocator* allocator, Tensor* out) const {
   if (allocator == nullptr) allocator = GetCpuAllocator();
   auto mismatch = [&] {

@@ -29,6 +29,9 @@ class CheckpointReader {
   const std::vector<checkpoint::TensorEntry>& entries() const { return entries_; }
   // nullptr if absent.
   const checkpoint::TensorEntry* Find(std::string_view name) const;
+  // The entries whose names start with `prefix` (a partitioned variable's
+  // slices, core/checkpoint_slices.h), in name order.
+  std::vector<const checkpoint::TensorEntry*> FindWithPrefix(std::string_view prefix) const;
 
   // Reads an entry into a new tensor from `allocator` (CPU if null).
   // DATA_LOSS if its bytes do not match their CRC.

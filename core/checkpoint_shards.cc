@@ -100,6 +100,14 @@ const checkpoint::TensorEntry* CheckpointSet::Find(std::string_view name,
   return nullptr;
 }
 
+std::vector<CheckpointSet::Found> CheckpointSet::FindWithPrefix(std::string_view prefix) const {
+  std::vector<Found> found;
+  for (const auto& r : readers_)
+    for (const checkpoint::TensorEntry* e : r->FindWithPrefix(prefix))
+      found.push_back({r.get(), e});
+  return found;
+}
+
 Status CheckpointFiles(const std::string& prefix, std::vector<std::string>* files) {
   std::string file;
   AF_RETURN_IF_ERROR(ResolveCheckpointFile(prefix, &file));

@@ -39,6 +39,13 @@ class CheckpointSet {
   // The reader holding `name` and its entry; nullptr if no shard has it.
   const checkpoint::TensorEntry* Find(std::string_view name,
                                       const CheckpointReader** reader) const;
+  // Every entry whose name starts with `prefix`, from every shard (the
+  // slices of one variable may lie in several), with the reader holding it.
+  struct Found {
+    const CheckpointReader* reader = nullptr;
+    const checkpoint::TensorEntry* entry = nullptr;
+  };
+  std::vector<Found> FindWithPrefix(std::string_view prefix) const;
   // The index file (PREFIX.afckpt, or the V1 file), for messages.
   const std::string& path() const { return path_; }
   // Shard prefixes (empty for an unsharded checkpoint).

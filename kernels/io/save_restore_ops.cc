@@ -5,6 +5,12 @@
 // RestoreV2 reads and checks every requested tensor before it outputs any,
 // so a Saver that feeds all of one RestoreV2's outputs into Assigns fails
 // the step before a single variable changes when the file is bad.
+//
+// A non-empty shape_and_slices entry ("10 4 4,3:0,4") saves a tensor as a
+// slice of a larger one, a partitioned variable's shard, and restores any
+// region of the whole from whatever slices were saved
+// (core/checkpoint_slices.h).
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +18,7 @@
 #include "core/checkpoint_format.h"
 #include "core/checkpoint_reader.h"
 #include "core/checkpoint_shards.h"
+#include "core/checkpoint_slices.h"
 #include "core/checkpoint_writer.h"
 #include "core/file_access_policy.h"
 #include "core/kernel_registry.h"
@@ -43,28 +50,56 @@ Status StringVector(OpKernelContext* ctx, int input, const char* what, int64_t n
   return Status::OK();
 }
 
-// Partitioned-variable slices ("4 5 0,2:-") are not supported yet: only
-// whole tensors ("").
-Status CheckWholeTensors(OpKernelContext* ctx, const std::string* slices, int64_t n,
-                         const std::string* names) {
+// The checkpoint key of each tensor: its name, or for a slice of a
+// partitioned variable the name plus the slice (core/checkpoint_slices.h).
+// Everything is checked before the file is created.
+Status CheckpointKeys(OpKernelContext* ctx, const std::string* names, const std::string* slices,
+                      int first_tensor_input, int64_t n, std::vector<std::string>* keys) {
+  // Per name: the full shape its slices are of (empty vector: saved whole),
+  // so one save cannot leave a tensor that no restore could assemble.
+  std::map<std::string, std::vector<int64_t>> saved;
   for (int64_t i = 0; i < n; ++i) {
-    if (!slices[i].empty())
-      return ctx->NodeError(errors::Unimplemented(
-          "tensor '", names[i], "': shape_and_slices '", slices[i],
-          "' selects a slice; only whole tensors (\"\") are supported"));
+    const std::string& name = names[i];
+    if (name.find(kSliceKeyMarker) != std::string::npos)
+      return ctx->NodeError(errors::InvalidArgument("tensor name '", name, "' contains '",
+                                                    kSliceKeyMarker,
+                                                    "', which marks a slice in checkpoint keys"));
+    if (slices == nullptr || slices[i].empty()) {
+      if (auto it = saved.find(name); it != saved.end() && !it->second.empty())
+        return ctx->NodeError(
+            errors::InvalidArgument("tensor '", name, "' is saved both whole and as slices"));
+      saved.emplace(name, std::vector<int64_t>{});
+      keys->push_back(name);
+      continue;
+    }
+    TensorSliceSpec slice;
+    Status s = ParseTensorSliceSpec(slices[i], &slice);
+    if (!s.ok()) return ctx->NodeError(s.WithContext("tensor '" + name + "'"));
+    const Tensor& t = ctx->input(first_tensor_input + static_cast<int>(i));
+    if (t.shape().dim_vector() != slice.length)
+      return ctx->NodeError(errors::InvalidArgument("tensor '", name, "' is given as slice '",
+                                                    slices[i], "' but has shape ",
+                                                    t.shape().DebugString()));
+    auto [it, inserted] = saved.emplace(name, slice.full_shape);
+    if (!inserted && it->second != slice.full_shape)
+      return ctx->NodeError(errors::InvalidArgument(
+          "tensor '", name, "': slice '", slices[i],
+          it->second.empty() ? std::string("' is saved with the whole tensor")
+                             : std::string("' is of another full shape than its other slices")));
+    keys->push_back(SliceKey(name, slice));
   }
   return Status::OK();
 }
 
-Status WriteCheckpoint(OpKernelContext* ctx, const std::string& file, const std::string* names,
-                       int first_tensor_input, int64_t n) {
+Status WriteCheckpoint(OpKernelContext* ctx, const std::string& file,
+                       const std::vector<std::string>& keys, int first_tensor_input) {
   // Checked before any directory is made for it.
   Status s = CheckFileAccess(file);
   if (s.ok()) s = CreateParentDirectories(file);
   std::unique_ptr<CheckpointWriter> writer;
   if (s.ok()) s = CheckpointWriter::Create(file, &writer);
-  for (int64_t i = 0; s.ok() && i < n; ++i)
-    s = writer->Add(names[i], ctx->input(first_tensor_input + static_cast<int>(i)));
+  for (size_t i = 0; s.ok() && i < keys.size(); ++i)
+    s = writer->Add(keys[i], ctx->input(first_tensor_input + static_cast<int>(i)));
   if (s.ok()) s = writer->Finish();
   if (!s.ok()) return ctx->NodeError(s);
   return Status::OK();
@@ -80,8 +115,9 @@ class SaveV2Op : public OpKernel {
     OP_REQUIRES_OK(ctx, ScalarString(ctx, 0, "prefix", &prefix));
     OP_REQUIRES_OK(ctx, StringVector(ctx, 1, "tensor_names", n, &names));
     OP_REQUIRES_OK(ctx, StringVector(ctx, 2, "shape_and_slices", n, &slices));
-    OP_REQUIRES_OK(ctx, CheckWholeTensors(ctx, slices, n, names));
-    OP_REQUIRES_OK(ctx, WriteCheckpoint(ctx, checkpoint::DataFilePath(prefix), names, 3, n));
+    std::vector<std::string> keys;
+    OP_REQUIRES_OK(ctx, CheckpointKeys(ctx, names, slices, 3, n, &keys));
+    OP_REQUIRES_OK(ctx, WriteCheckpoint(ctx, checkpoint::DataFilePath(prefix), keys, 3));
   }
 };
 
@@ -94,31 +130,34 @@ class SaveOp : public OpKernel {
     const std::string* names = nullptr;
     OP_REQUIRES_OK(ctx, ScalarString(ctx, 0, "filename", &filename));
     OP_REQUIRES_OK(ctx, StringVector(ctx, 1, "tensor_names", n, &names));
-    OP_REQUIRES_OK(ctx, WriteCheckpoint(ctx, filename, names, 2, n));
+    std::vector<std::string> keys;
+    OP_REQUIRES_OK(ctx, CheckpointKeys(ctx, names, nullptr, 2, n, &keys));
+    OP_REQUIRES_OK(ctx, WriteCheckpoint(ctx, filename, keys, 2));
   }
 };
 
-// Reads names[i] as dtypes[i] for every i, all or nothing.
+// Reads names[i] (the part slices[i] selects; all of it when slices is
+// null or the entry empty) as the op's output dtype i, for every i. Every
+// tensor is planned from the index and then read, CRCs checked, before
+// the caller sets any output: all or nothing.
 Status ReadTensors(OpKernelContext* ctx, const std::string& prefix, const std::string* names,
-                   int64_t n, std::vector<Tensor>* out) {
+                   const std::string* slices, int64_t n, std::vector<Tensor>* out) {
   // A sharded checkpoint (core/checkpoint_shards.h) reads each name from
-  // whichever shard holds it.
+  // whichever shard holds it, and a slice from every shard holding part of it.
   std::unique_ptr<CheckpointSet> checkpoint;
   Status s = CheckpointSet::Open(prefix, &checkpoint);
   if (!s.ok()) return ctx->NodeError(s);
-  const std::string& file = checkpoint->path();
+  std::vector<SliceRestorePlan> plans(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const DataType want = BaseType(ctx->expected_output_dtype(static_cast<int>(i)));
+    s = PlanSliceRestore(*checkpoint, names[i], slices == nullptr ? std::string() : slices[i], want,
+                         &plans[static_cast<size_t>(i)]);
+    if (!s.ok()) return ctx->NodeError(s);
+  }
   out->resize(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
-    const CheckpointReader* reader = nullptr;
-    const checkpoint::TensorEntry* e = checkpoint->Find(names[i], &reader);
-    if (e == nullptr)
-      return ctx->NodeError(errors::NotFound("Key ", names[i], " not found in checkpoint ", file));
-    const DataType want = BaseType(ctx->expected_output_dtype(static_cast<int>(i)));
-    if (e->dtype != want)
-      return ctx->NodeError(errors::InvalidArgument(
-          "tensor '", names[i], "' is ", DataTypeString(e->dtype), " in checkpoint ", file,
-          ", but the op restores it as ", DataTypeString(want)));
-    s = reader->Read(*e, ctx->allocator(), &(*out)[static_cast<size_t>(i)]);
+    s = ExecuteSliceRestore(plans[static_cast<size_t>(i)], ctx->allocator(),
+                            &(*out)[static_cast<size_t>(i)]);
     if (!s.ok()) return ctx->NodeError(s);
   }
   return Status::OK();
@@ -134,9 +173,8 @@ class RestoreV2Op : public OpKernel {
     OP_REQUIRES_OK(ctx, ScalarString(ctx, 0, "prefix", &prefix));
     OP_REQUIRES_OK(ctx, StringVector(ctx, 1, "tensor_names", n, &names));
     OP_REQUIRES_OK(ctx, StringVector(ctx, 2, "shape_and_slices", n, &slices));
-    OP_REQUIRES_OK(ctx, CheckWholeTensors(ctx, slices, n, names));
     std::vector<Tensor> tensors;
-    OP_REQUIRES_OK(ctx, ReadTensors(ctx, prefix, names, n, &tensors));
+    OP_REQUIRES_OK(ctx, ReadTensors(ctx, prefix, names, slices, n, &tensors));
     for (int64_t i = 0; i < n; ++i)
       ctx->set_output(static_cast<int>(i), std::move(tensors[static_cast<size_t>(i)]));
   }
@@ -150,7 +188,7 @@ class RestoreOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ScalarString(ctx, 0, "file_pattern", &file_pattern));
     OP_REQUIRES_OK(ctx, ScalarString(ctx, 1, "tensor_name", &name));
     std::vector<Tensor> tensors;
-    OP_REQUIRES_OK(ctx, ReadTensors(ctx, file_pattern, &name, 1, &tensors));
+    OP_REQUIRES_OK(ctx, ReadTensors(ctx, file_pattern, &name, nullptr, 1, &tensors));
     ctx->set_output(0, std::move(tensors[0]));
   }
 };
