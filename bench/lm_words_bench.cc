@@ -1,0 +1,82 @@
+// bench_lm_words: the language model's training words/s with the full
+// softmax and with a sampled softmax (OSDI Fig. 9's two curves, in one
+// process), at each vocabulary, same run, same machine. Prints one JSON
+// line per case and the sampled/full ratio per vocabulary.
+//
+//   bench_lm_words [--vocabs 40000,800000] [--num_sampled 512] [--shards 1]
+//                  [--steps 20] [--full_steps 5] [--batch 32] [--threads 2]
+//
+// The full softmax costs batch * num_steps * vocab * hidden multiply-adds
+// per step each way, so it gets fewer steps (--full_steps).
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/bench_util.h"
+#include "examples/language_model/lm_trainer.h"
+
+namespace {
+
+struct Options {
+  std::vector<int64_t> vocabs = {40000, 800000};
+  int num_sampled = 512, shards = 1, batch = 32, threads = 2;
+  int64_t steps = 20, full_steps = 5;
+};
+
+Options Parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i], v = argv[i + 1];
+    if (flag == "--vocabs") {
+      o.vocabs.clear();
+      std::stringstream in(v);
+      for (std::string item; std::getline(in, item, ',');) o.vocabs.push_back(std::atoll(item.c_str()));
+    } else if (flag == "--num_sampled") o.num_sampled = std::atoi(v.c_str());
+    else if (flag == "--shards") o.shards = std::atoi(v.c_str());
+    else if (flag == "--steps") o.steps = std::atoll(v.c_str());
+    else if (flag == "--full_steps") o.full_steps = std::atoll(v.c_str());
+    else if (flag == "--batch") o.batch = std::atoi(v.c_str());
+    else if (flag == "--threads") o.threads = std::atoi(v.c_str());
+    else {
+      std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
+      std::exit(2);
+    }
+  }
+  return o;
+}
+
+double WordsPerSecond(const Options& o, int64_t vocab, int num_sampled, int64_t steps) {
+  af::lm::TrainOptions t;
+  t.model.vocab = t.corpus.vocab = vocab;
+  t.model.num_sampled = num_sampled;
+  t.model.shards = o.shards;
+  t.corpus.words = 200000;
+  t.batch = o.batch;
+  t.threads = o.threads;
+  t.eval_batches = 1;
+  t.progress = false;
+  // One untimed step builds and warms the session's kernels.
+  t.train_steps = steps + 1;
+  af::lm::TrainReport r;
+  af::bench::CheckOk(af::lm::TrainLanguageModel(t, &r), "train");
+  return r.words_per_second();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = Parse(argc, argv);
+  for (int64_t vocab : o.vocabs) {
+    const std::string extra = "\"vocab\":" + std::to_string(vocab) +
+                              ",\"shards\":" + std::to_string(o.shards) +
+                              ",\"batch\":" + std::to_string(o.batch);
+    const double full = WordsPerSecond(o, vocab, 0, o.full_steps);
+    const double sampled = WordsPerSecond(o, vocab, o.num_sampled, o.steps);
+    af::bench::PrintResult("lm_words", "full_softmax", extra, "words_per_second", full, "words/s");
+    af::bench::PrintResult("lm_words", "sampled_softmax_" + std::to_string(o.num_sampled), extra,
+                           "words_per_second", sampled, "words/s");
+    af::bench::PrintResult("lm_words", "sampled_over_full", extra, "ratio", sampled / full, "x");
+  }
+  return 0;
+}

@@ -1,0 +1,32 @@
+// The language model's text: a synthetic corpus generated deterministically
+// from a seed, so every run and every worker sees the same words without a
+// download. Word frequencies follow Zipf's law (rank r has probability
+// ∝ 1 / (r + 1), as TensorFlow's log-uniform sampler assumes), and the text
+// has structure a model can learn: each word has a few preferred
+// successors (themselves Zipf-distributed), which follow it 3 times in 4.
+// So the best achievable perplexity is far below the unigram perplexity
+// (both printed by the example), and a model that learns nothing stays at
+// the unigram's.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace af::lm {
+
+struct CorpusOptions {
+  int64_t vocab = 40000;
+  int64_t words = 1000000;
+  uint64_t seed = 1;
+  int successors = 4;
+  double follow_probability = 0.75;
+};
+
+// Word ids in [0, vocab).
+std::vector<int32_t> GenerateCorpus(const CorpusOptions& options);
+
+// exp(entropy) of the corpus's unigram distribution, measured on `words`:
+// what a model that ignores context achieves at best.
+double UnigramPerplexity(const std::vector<int32_t>& words, int64_t vocab);
+
+}  // namespace af::lm
