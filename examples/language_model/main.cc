@@ -10,16 +10,23 @@
 //       [--train_steps 300] [--batch 32] [--num_steps 10] [--hidden 128]
 //       [--embedding_dim 64] [--words 1000000] [--optimizer adagrad]
 //       [--learning_rate 0.2] [--threads 2] [--seed 1]
+//
+// Under a cluster (TF_CONFIG, as `actorflow cluster --ps N --workers M --
+// language_model ...` sets it) each worker trains data-parallel with
+// --protocol async|sync|backup:B (examples/language_model/distributed_lm.h);
+// every worker prints its own JSON line, the chief's with the perplexity.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "core/flag_spelling.h"
+#include "examples/language_model/distributed_lm.h"
 #include "examples/language_model/lm_trainer.h"
 
 namespace {
 
-bool ParseFlags(int argc, char** argv, af::lm::TrainOptions* o) {
+bool ParseFlags(int argc, char** argv, af::lm::TrainOptions* o,
+                af::lm::DistributedOptions* d) {
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (i + 1 >= argc) {
@@ -43,6 +50,8 @@ bool ParseFlags(int argc, char** argv, af::lm::TrainOptions* o) {
     else if (flag == "--eval_batches") o->eval_batches = static_cast<int>(n);
     else if (flag == "--seed") o->model.seed = n, o->corpus.seed = static_cast<uint64_t>(n);
     else if (flag == "--progress") o->progress = v != "false" && v != "0";
+    else if (flag == "--protocol") d->protocol = v;
+    else if (flag == "--sync_timeout_ms") d->sync_timeout_ms = n;
     else {
       std::fprintf(stderr, "unknown flag %s (see the comment atop examples/language_model/main.cc)\n",
                    flag.c_str());
@@ -58,12 +67,52 @@ bool ParseFlags(int argc, char** argv, af::lm::TrainOptions* o) {
   return true;
 }
 
+int RunInCluster(const af::lm::TrainOptions& o, const af::lm::DistributedOptions& d) {
+  af::lm::DistributedReport r;
+  af::Status s = af::lm::TrainLanguageModelDistributed(o, d, &r);
+  if (!s.ok()) {
+    std::fprintf(stderr, "language_model %s: %s\n", r.task.c_str(), s.ToString().c_str());
+    return 1;
+  }
+  std::printf("%s, protocol %s, %d ps, %d workers: %lld steps, %lld words in %.1f s "
+              "(%.0f words/s); gradients applied %lld, dropped %lld (%lld variables); "
+              "global step %lld\n",
+              r.task.c_str(), d.protocol.c_str(), r.num_ps, r.num_workers,
+              static_cast<long long>(r.steps), static_cast<long long>(r.words), r.train_seconds,
+              r.train_seconds > 0 ? r.words / r.train_seconds : 0.0,
+              static_cast<long long>(r.gradients_applied),
+              static_cast<long long>(r.gradients_dropped),
+              static_cast<long long>(r.variables_with_gradients),
+              static_cast<long long>(r.global_step));
+  std::printf("{\"example\":\"language_model\",\"task\":\"%s\",\"protocol\":\"%s\","
+              "\"num_ps\":%d,\"num_workers\":%d,\"steps\":%lld,\"words_per_second\":%.1f,"
+              "\"gradients_applied\":%lld,\"gradients_dropped\":%lld,\"variables\":%lld,"
+              "\"global_step\":%lld,\"final_perplexity\":%.2f,\"unigram_perplexity\":%.2f}\n",
+              r.task.c_str(), d.protocol.c_str(), r.num_ps, r.num_workers,
+              static_cast<long long>(r.steps), r.train_seconds > 0 ? r.words / r.train_seconds : 0.0,
+              static_cast<long long>(r.gradients_applied),
+              static_cast<long long>(r.gradients_dropped),
+              static_cast<long long>(r.variables_with_gradients),
+              static_cast<long long>(r.global_step), r.final_perplexity, r.unigram_perplexity);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   af::SnakeCaseFlags(argc, argv);
   af::lm::TrainOptions o;
-  if (!ParseFlags(argc, argv, &o)) return 2;
+  af::lm::DistributedOptions d;
+  if (!ParseFlags(argc, argv, &o, &d)) return 2;
+  std::string job;
+  int index = -1;
+  bool in_cluster = false;
+  af::Status found = af::lm::FindLmClusterTask(&job, &index, &in_cluster);
+  if (!found.ok()) {
+    std::fprintf(stderr, "language_model: %s\n", found.ToString().c_str());
+    return 2;
+  }
+  if (in_cluster) return RunInCluster(o, d);
   af::lm::TrainReport r;
   af::Status s = af::lm::TrainLanguageModel(o, &r);
   if (!s.ok()) {

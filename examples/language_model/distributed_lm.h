@@ -1,0 +1,45 @@
+// The language model as one worker of a cluster (TF_CONFIG, as `actorflow
+// cluster` sets it): the partitioned tables and the LSTM on the ps tasks
+// (a replica device setter, greedy by bytes, so each table's shards spread
+// over them), the gradients combined by a coordination protocol (async,
+// sync, backup:B) — sparse ones through sparse accumulators — inside a
+// MonitoredTrainingSession. Worker 0 is the chief: it initializes and, at
+// the end, measures the held-out perplexity.
+//
+//   actorflow cluster --ps 2 --workers 3 -- language_model --protocol backup:1 ...
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/status.h"
+#include "examples/language_model/lm_trainer.h"
+
+namespace af::lm {
+
+struct DistributedOptions {
+  std::string protocol = "sync";
+  int64_t sync_timeout_ms = 30000;
+};
+
+struct DistributedReport {
+  std::string task;
+  int num_ps = 0, num_workers = 0;
+  int64_t steps = 0, words = 0;  // this worker's
+  double train_seconds = 0;
+  int64_t global_step = 0;
+  int64_t gradients_applied = 0, gradients_dropped = 0;  // this worker's, per variable
+  int64_t variables_with_gradients = 0;
+  std::string ps_load;                // bytes per ps task
+  double final_perplexity = 0;        // the chief only
+  double unigram_perplexity = 0;
+};
+
+// `found` is false (and OK) when TF_CONFIG names no cluster.
+Status FindLmClusterTask(std::string* job, int* index, bool* found);
+
+Status TrainLanguageModelDistributed(const TrainOptions& options,
+                                     const DistributedOptions& distributed,
+                                     DistributedReport* report);
+
+}  // namespace af::lm
