@@ -153,4 +153,15 @@ int64_t VariableBytes(const tensorflow::NodeDef& node) {
   return elements * DataTypeSize(BaseType(dtype));
 }
 
+Status PsTasksOnly(const ClusterSpec& cluster, ClusterSpec* ps_only) {
+  std::string flag = "ps=";
+  for (int t : cluster.task_indices("ps")) {
+    std::string address;
+    AF_RETURN_IF_ERROR(cluster.Address("ps", t, &address));
+    if (flag.size() > 3) flag += ",";
+    flag += address;
+  }
+  return ClusterSpec::FromFlag(flag, ps_only);
+}
+
 }  // namespace af

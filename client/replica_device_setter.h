@@ -71,6 +71,10 @@ class ReplicaDeviceSetter {
   std::shared_ptr<State> state_;
 };
 
+// The cluster's ps job alone (a worker whose model lives on the ps tasks
+// computes in its own process, so its session needs no other task).
+Status PsTasksOnly(const ClusterSpec& cluster, ClusterSpec* ps_only);
+
 // Whether ops of this type hold state that lives on ps tasks (TensorFlow's
 // STANDARD_PS_OPS: variables and mutable hash tables).
 bool IsStandardPsOp(std::string_view op_type);

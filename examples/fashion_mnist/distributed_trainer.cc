@@ -38,18 +38,6 @@ enum StatsColumn { kSteps, kExamples, kApplied, kDropped, kTrainSeconds, kDone, 
 constexpr auto kWaitForWorkers = std::chrono::seconds(10);
 constexpr int64_t kRemoteTimeoutMs = 120000;
 
-// The ps job alone: the workers compute in their own processes, so their
-// sessions need no other task of the cluster.
-Status PsOnlyCluster(const ClusterSpec& cluster, ClusterSpec* out) {
-  std::string flag = "ps=";
-  for (int t : cluster.task_indices("ps")) {
-    std::string address;
-    AF_RETURN_IF_ERROR(cluster.Address("ps", t, &address));
-    if (flag.size() > 3) flag += ",";
-    flag += address;
-  }
-  return ClusterSpec::FromFlag(flag, out);
-}
 
 struct DistributedGraph {
   Output pixels, labels;  // fed: a batch, or a slice of the test set
@@ -190,7 +178,7 @@ Status TrainDistributed(const Options& o, const ClusterTask& task, DistributedRe
   }
 
   ClusterSpec ps_cluster;
-  AF_RETURN_IF_ERROR(PsOnlyCluster(task.spec, &ps_cluster));
+  AF_RETURN_IF_ERROR(PsTasksOnly(task.spec, &ps_cluster));
   SessionOptions session_options;
   session_options.cluster = ps_cluster;
   session_options.threads_per_device = o.threads;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "client/optimizers/optimizer_by_name.h"
 #include "client/optimizers/optimizers.h"
 #include "client/standard_ops.h"
 
@@ -15,12 +16,7 @@ double DefaultLearningRate(const std::string& optimizer) {
 }
 
 std::unique_ptr<Optimizer> MakeOptimizer(const std::string& name, double lr) {
-  if (name == "sgd") return std::make_unique<GradientDescentOptimizer>(lr);
-  if (name == "adam") return std::make_unique<AdamOptimizer>(lr);
-  if (name == "adagrad") return std::make_unique<AdagradOptimizer>(lr);
-  if (name == "rmsprop") return std::make_unique<RMSPropOptimizer>(lr);
-  if (name == "momentum") return std::make_unique<MomentumOptimizer>(lr, 0.9);
-  return nullptr;
+  return OptimizerByName(name, lr);
 }
 
 Output DecayedLearningRate(const Scope& root, double lr, double decay, int64_t total_steps,

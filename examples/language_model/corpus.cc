@@ -44,4 +44,28 @@ double UnigramPerplexity(const std::vector<int32_t>& words, int64_t vocab) {
   return std::exp(entropy);
 }
 
+void FillWindows(const std::vector<int32_t>& words, const std::vector<int64_t>& starts,
+                 int num_steps, Tensor* inputs, Tensor* targets) {
+  int32_t* in = inputs->data<int32_t>();
+  int64_t* out = targets->data<int64_t>();
+  for (size_t b = 0; b < starts.size(); ++b)
+    for (int t = 0; t < num_steps; ++t) {
+      in[b * num_steps + t] = words[starts[b] + t];
+      out[b * num_steps + t] = words[starts[b] + t + 1];
+    }
+}
+
+int64_t HeldOutStart(const std::vector<int32_t>& words) {
+  return static_cast<int64_t>(words.size()) * 9 / 10;
+}
+
+void HeldOutStarts(const std::vector<int32_t>& words, int num_steps, int e,
+                   std::vector<int64_t>* starts) {
+  const int64_t begin = HeldOutStart(words);
+  const int64_t span = static_cast<int64_t>(words.size()) - begin - num_steps - 1;
+  const int64_t batch = static_cast<int64_t>(starts->size());
+  for (int64_t b = 0; b < batch; ++b)
+    (*starts)[b] = begin + (static_cast<int64_t>(e) * batch + b) * 7919 % (span + 1);
+}
+
 }  // namespace af::lm

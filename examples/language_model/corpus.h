@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/tensor.h"
+
 namespace af::lm {
 
 struct CorpusOptions {
@@ -28,5 +30,16 @@ std::vector<int32_t> GenerateCorpus(const CorpusOptions& options);
 // exp(entropy) of the corpus's unigram distribution, measured on `words`:
 // what a model that ignores context achieves at best.
 double UnigramPerplexity(const std::vector<int32_t>& words, int64_t vocab);
+
+// Windows of num_steps + 1 words starting at `starts`: inputs [batch,
+// num_steps] int32 get the first num_steps, targets (int64) the last.
+void FillWindows(const std::vector<int32_t>& words, const std::vector<int64_t>& starts,
+                 int num_steps, Tensor* inputs, Tensor* targets);
+
+// The held-out text is the corpus's last tenth: where it starts, and the
+// starts of evaluation batch `e` in it (the same windows every time).
+int64_t HeldOutStart(const std::vector<int32_t>& words);
+void HeldOutStarts(const std::vector<int32_t>& words, int num_steps, int e,
+                   std::vector<int64_t>* starts);
 
 }  // namespace af::lm

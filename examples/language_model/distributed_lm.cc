@@ -9,7 +9,7 @@
 #include "client/client_session.h"
 #include "client/coordination/protocol_factory.h"
 #include "client/coordination/protocol_hook.h"
-#include "client/optimizers/optimizers.h"
+#include "client/optimizers/optimizer_by_name.h"
 #include "client/replica_device_setter.h"
 #include "client/standard_ops.h"
 #include "client/training/monitored_training_session.h"
@@ -24,33 +24,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int64_t kRemoteTimeoutMs = 120000;
 
-Status PsOnly(const ClusterSpec& cluster, ClusterSpec* out) {
-  std::string flag = "ps=";
-  for (int t : cluster.task_indices("ps")) {
-    std::string address;
-    AF_RETURN_IF_ERROR(cluster.Address("ps", t, &address));
-    if (flag.size() > 3) flag += ",";
-    flag += address;
-  }
-  return ClusterSpec::FromFlag(flag, out);
-}
-
-std::unique_ptr<Optimizer> MakeOptimizer(const std::string& name, double lr) {
-  if (name == "sgd") return std::make_unique<GradientDescentOptimizer>(lr);
-  if (name == "adagrad") return std::make_unique<AdagradOptimizer>(lr);
-  if (name == "lazy_adam") return std::make_unique<LazyAdamOptimizer>(lr);
-  if (name == "momentum") return std::make_unique<MomentumOptimizer>(lr, 0.9);
-  return nullptr;
-}
-
-void FillWindows(const std::vector<int32_t>& words, const std::vector<int64_t>& starts, int n,
-                 Tensor* inputs, Tensor* targets) {
-  for (size_t b = 0; b < starts.size(); ++b)
-    for (int t = 0; t < n; ++t) {
-      inputs->data<int32_t>()[b * n + t] = words[starts[b] + t];
-      targets->data<int64_t>()[b * n + t] = words[starts[b] + t + 1];
-    }
-}
 
 }  // namespace
 
@@ -95,11 +68,11 @@ Status TrainLanguageModelDistributed(const TrainOptions& o, const DistributedOpt
 
   const std::vector<int32_t> corpus = GenerateCorpus(o.corpus);
   const int n = o.model.num_steps;
-  const int64_t held_out_start = static_cast<int64_t>(corpus.size()) * 9 / 10;
+  const int64_t held_out_start = HeldOutStart(corpus);
   report->unigram_perplexity = UnigramPerplexity(corpus, o.model.vocab);
 
   ClusterSpec ps_cluster;
-  AF_RETURN_IF_ERROR(PsOnly(cluster, &ps_cluster));
+  AF_RETURN_IF_ERROR(PsTasksOnly(cluster, &ps_cluster));
   SessionOptions session_options;
   session_options.cluster = ps_cluster;
   session_options.threads_per_device = o.threads;
@@ -116,10 +89,9 @@ Status TrainLanguageModelDistributed(const TrainOptions& o, const DistributedOpt
   LanguageModel m;
   AF_RETURN_IF_ERROR(BuildLanguageModel(scope, o.model, &m));
   const Output global_step = GetOrCreateGlobalStep(scope);
-  std::unique_ptr<Optimizer> optimizer = MakeOptimizer(o.optimizer, o.learning_rate);
+  std::unique_ptr<Optimizer> optimizer = OptimizerByName(o.optimizer, o.learning_rate);
   if (!optimizer)
-    return errors::InvalidArgument("optimizer '", o.optimizer,
-                                   "' is not one a cluster runs (sgd, adagrad, lazy_adam, momentum)");
+    return errors::InvalidArgument("unknown optimizer '", o.optimizer, "'");
   std::vector<GradAndVar> grads_and_vars;
   AF_RETURN_IF_ERROR(optimizer->ComputeGradients(scope, m.train_loss, {}, &grads_and_vars));
   for (const GradAndVar& gv : grads_and_vars) report->variables_with_gradients += gv.first.valid();
@@ -173,10 +145,8 @@ Status TrainLanguageModelDistributed(const TrainOptions& o, const DistributedOpt
   report->gradients_dropped = stats.gradients_dropped;
   if ((status.ok() || errors::IsOutOfRange(status)) && chief) {
     double loss = 0;
-    const int64_t span = static_cast<int64_t>(corpus.size()) - held_out_start - n - 1;
     for (int e = 0; e < o.eval_batches && status.ok(); ++e) {
-      for (int b = 0; b < o.batch; ++b)
-        starts[b] = held_out_start + (static_cast<int64_t>(e) * o.batch + b) * 7919 % (span + 1);
+      HeldOutStarts(corpus, n, e, &starts);
       FillWindows(corpus, starts, n, &inputs, &targets);
       status = session->session()->Run({{m.inputs, inputs}, {m.targets, targets}},
                                        {m.eval_loss, global_step}, &out);

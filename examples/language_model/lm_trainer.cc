@@ -7,7 +7,7 @@
 #include <random>
 
 #include "client/client_session.h"
-#include "client/optimizers/optimizers.h"
+#include "client/optimizers/optimizer_by_name.h"
 #include "client/standard_ops.h"
 #include "client/variables.h"
 
@@ -16,35 +16,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::unique_ptr<Optimizer> MakeOptimizer(const std::string& name, double lr) {
-  if (name == "sgd") return std::make_unique<GradientDescentOptimizer>(lr);
-  if (name == "adagrad") return std::make_unique<AdagradOptimizer>(lr);
-  if (name == "lazy_adam") return std::make_unique<LazyAdamOptimizer>(lr);
-  if (name == "adam") return std::make_unique<AdamOptimizer>(lr);
-  if (name == "momentum") return std::make_unique<MomentumOptimizer>(lr, 0.9);
-  return nullptr;
-}
-
-// `batch` windows of num_steps + 1 words starting at the given offsets:
-// inputs are the first num_steps, targets the last num_steps.
-void FillBatch(const std::vector<int32_t>& words, const std::vector<int64_t>& starts,
-               int num_steps, Tensor* inputs, Tensor* targets) {
-  int32_t* in = inputs->data<int32_t>();
-  int64_t* out = targets->data<int64_t>();
-  for (size_t b = 0; b < starts.size(); ++b)
-    for (int t = 0; t < num_steps; ++t) {
-      in[b * num_steps + t] = words[starts[b] + t];
-      out[b * num_steps + t] = words[starts[b] + t + 1];
-    }
-}
-
 }  // namespace
 
 Status TrainLanguageModel(const TrainOptions& o, TrainReport* report) {
   const std::vector<int32_t> corpus = GenerateCorpus(o.corpus);
   const int n = o.model.num_steps;
   // The last tenth is held out.
-  const int64_t held_out_start = static_cast<int64_t>(corpus.size()) * 9 / 10;
+  const int64_t held_out_start = HeldOutStart(corpus);
   if (held_out_start < n + 1 || static_cast<int64_t>(corpus.size()) - held_out_start < n + 1)
     return errors::InvalidArgument("the corpus (", corpus.size(), " words) is too short for ",
                                    n, "-word windows");
@@ -53,7 +31,7 @@ Status TrainLanguageModel(const TrainOptions& o, TrainReport* report) {
   Scope root = Scope::NewRootScope();
   LanguageModel m;
   AF_RETURN_IF_ERROR(BuildLanguageModel(root, o.model, &m));
-  std::unique_ptr<Optimizer> optimizer = MakeOptimizer(o.optimizer, o.learning_rate);
+  std::unique_ptr<Optimizer> optimizer = OptimizerByName(o.optimizer, o.learning_rate);
   if (!optimizer) return errors::InvalidArgument("unknown optimizer '", o.optimizer, "'");
   Operation train;
   AF_RETURN_IF_ERROR(optimizer->Minimize(root, m.train_loss, &train));
@@ -70,11 +48,9 @@ Status TrainLanguageModel(const TrainOptions& o, TrainReport* report) {
   auto perplexity = [&](double* out) -> Status {
     double loss = 0;
     std::vector<Tensor> fetched;
-    const int64_t span = static_cast<int64_t>(corpus.size()) - held_out_start - n - 1;
     for (int e = 0; e < o.eval_batches; ++e) {
-      for (int b = 0; b < o.batch; ++b)
-        starts[b] = held_out_start + (static_cast<int64_t>(e) * o.batch + b) * 7919 % (span + 1);
-      FillBatch(corpus, starts, n, &inputs, &targets);
+      HeldOutStarts(corpus, n, e, &starts);
+      FillWindows(corpus, starts, n, &inputs, &targets);
       AF_RETURN_IF_ERROR(
           session.Run({{m.inputs, inputs}, {m.targets, targets}}, {m.eval_loss}, &fetched));
       loss += fetched[0].scalar<float>();
@@ -90,7 +66,7 @@ Status TrainLanguageModel(const TrainOptions& o, TrainReport* report) {
   const auto begin = Clock::now();
   for (int64_t step = 0; step < o.train_steps; ++step) {
     for (int64_t& s : starts) s = start(rng);
-    FillBatch(corpus, starts, n, &inputs, &targets);
+    FillWindows(corpus, starts, n, &inputs, &targets);
     AF_RETURN_IF_ERROR(session.Run({{m.inputs, inputs}, {m.targets, targets}}, {m.train_loss},
                                    {train}, &fetched));
     report->last_train_loss = fetched[0].scalar<float>();
