@@ -56,7 +56,7 @@ double WordsPerSecond(const Options& o, int64_t vocab, int num_sampled, int64_t 
   t.threads = o.threads;
   t.eval_batches = 1;
   t.progress = false;
-  // One untimed step builds and warms the session's kernels.
+  // The trainer leaves its first step (graph set-up) out of words/s.
   t.train_steps = steps + 1;
   af::lm::TrainReport r;
   af::bench::CheckOk(af::lm::TrainLanguageModel(t, &r), "train");

@@ -26,7 +26,10 @@ struct DistributedReport {
   std::string task;
   int num_ps = 0, num_workers = 0;
   int64_t steps = 0, words = 0;  // this worker's
+  // The steps after the first (which sets the graph up): their words and time.
+  int64_t timed_words = 0;
   double train_seconds = 0;
+  double words_per_second() const { return train_seconds > 0 ? timed_words / train_seconds : 0; }
   int64_t global_step = 0;
   int64_t gradients_applied = 0, gradients_dropped = 0;  // this worker's, per variable
   int64_t variables_with_gradients = 0;

@@ -29,8 +29,10 @@ struct TrainOptions {
 struct TrainReport {
   int64_t steps = 0;
   int64_t words = 0;  // trained on: batch * num_steps per step
+  // The steps after the first (which sets the graph up): their words and time.
+  int64_t timed_words = 0;
   double train_seconds = 0;
-  double words_per_second() const { return train_seconds > 0 ? words / train_seconds : 0; }
+  double words_per_second() const { return train_seconds > 0 ? timed_words / train_seconds : 0; }
   double initial_perplexity = 0, final_perplexity = 0, unigram_perplexity = 0;
   double last_train_loss = 0;
 };

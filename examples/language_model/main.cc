@@ -74,12 +74,12 @@ int RunInCluster(const af::lm::TrainOptions& o, const af::lm::DistributedOptions
     std::fprintf(stderr, "language_model %s: %s\n", r.task.c_str(), s.ToString().c_str());
     return 1;
   }
-  std::printf("%s, protocol %s, %d ps, %d workers: %lld steps, %lld words in %.1f s "
+  std::printf("%s, protocol %s, %d ps, %d workers: %lld steps; %lld words after the first step in %.1f s "
               "(%.0f words/s); gradients applied %lld, dropped %lld (%lld variables); "
               "global step %lld\n",
               r.task.c_str(), d.protocol.c_str(), r.num_ps, r.num_workers,
-              static_cast<long long>(r.steps), static_cast<long long>(r.words), r.train_seconds,
-              r.train_seconds > 0 ? r.words / r.train_seconds : 0.0,
+              static_cast<long long>(r.steps), static_cast<long long>(r.timed_words), r.train_seconds,
+              r.words_per_second(),
               static_cast<long long>(r.gradients_applied),
               static_cast<long long>(r.gradients_dropped),
               static_cast<long long>(r.variables_with_gradients),
@@ -89,7 +89,7 @@ int RunInCluster(const af::lm::TrainOptions& o, const af::lm::DistributedOptions
               "\"gradients_applied\":%lld,\"gradients_dropped\":%lld,\"variables\":%lld,"
               "\"global_step\":%lld,\"final_perplexity\":%.2f,\"unigram_perplexity\":%.2f}\n",
               r.task.c_str(), d.protocol.c_str(), r.num_ps, r.num_workers,
-              static_cast<long long>(r.steps), r.train_seconds > 0 ? r.words / r.train_seconds : 0.0,
+              static_cast<long long>(r.steps), r.words_per_second(),
               static_cast<long long>(r.gradients_applied),
               static_cast<long long>(r.gradients_dropped),
               static_cast<long long>(r.variables_with_gradients),
@@ -120,10 +120,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   const char* softmax = o.model.num_sampled > 0 ? "sampled" : "full";
-  std::printf("vocab %lld, %d shard(s), %s softmax: %lld steps, %lld words in %.1f s "
+  std::printf("vocab %lld, %d shard(s), %s softmax: %lld steps; %lld words after the first step in %.1f s "
               "(%.0f words/s); held-out perplexity %.1f -> %.1f (unigram %.1f)\n",
               static_cast<long long>(o.model.vocab), o.model.shards, softmax,
-              static_cast<long long>(r.steps), static_cast<long long>(r.words), r.train_seconds,
+              static_cast<long long>(r.steps), static_cast<long long>(r.timed_words), r.train_seconds,
               r.words_per_second(), r.initial_perplexity, r.final_perplexity,
               r.unigram_perplexity);
   std::printf("{\"example\":\"language_model\",\"vocab\":%lld,\"shards\":%d,\"softmax\":\"%s\","
