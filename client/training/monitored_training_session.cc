@@ -22,6 +22,9 @@ double SecondsSince(Clock::time_point start) {
 
 // A lost task (UNAVAILABLE) or a restarted one (ABORTED: its incarnation
 // changed) is what a new session can get past.
+// Refused handshakes a recovery retries before it believes them.
+constexpr int kRefusalsAfterRestart = 2;
+
 bool IsTransient(const Status& s) { return errors::IsUnavailable(s) || errors::IsAborted(s); }
 
 // The startup rendezvous reports a cluster not up yet as UNAVAILABLE; a
@@ -166,12 +169,19 @@ Status MonitoredTrainingSession::CreateSession(Clock::time_point deadline,
                                                RecoveryRecord* record) {
   std::chrono::milliseconds backoff(50);
   const std::chrono::milliseconds max_backoff(options_.max_backoff_ms);
+  // In a recovery the same secret worked moments ago: a refused handshake
+  // is then most likely one cut short by a task restarting on its address,
+  // so it is believed only once it repeats.
+  const bool recovering = !record->cause.ok();
+  int refusals = 0;
   for (;;) {
     ++record->attempts;
     Status s = CreateSessionOnce(deadline, &record->action);
     if (s.ok()) return s;
     session_.reset();
-    if (!IsTransientCreation(s)) return s;
+    const bool refused_after_restart =
+        recovering && errors::IsUnauthenticated(s) && ++refusals <= kRefusalsAfterRestart;
+    if (!IsTransientCreation(s) && !refused_after_restart) return s;
     // A non-chief that waited out its own deadline has said all there is.
     if (!options_.is_chief && errors::IsDeadlineExceeded(s)) return s;
     const Clock::time_point now = Clock::now();
