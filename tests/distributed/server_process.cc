@@ -158,6 +158,20 @@ std::vector<uint16_t> FreePorts(int n) {
 std::string Address(uint16_t port) { return "127.0.0.1:" + std::to_string(port); }
 
 Status PsPair::Start(const std::vector<std::string>& extra) {
+  // Ports found free can be taken by another process (a test running
+  // beside this one) before the servers bind them: new ports then.
+  Status started;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    started = StartOnFreePorts(extra);
+    if (started.ok() || started.message().find("cannot listen") == std::string::npos)
+      return started;
+    ps0.Stop(SIGKILL);
+    ps1.Stop(SIGKILL);
+  }
+  return started;
+}
+
+Status PsPair::StartOnFreePorts(const std::vector<std::string>& extra) {
   const std::vector<uint16_t> ports = FreePorts(2);
   if (ports.size() != 2) return errors::Unavailable("no two free ports for the ps tasks");
   spec = "ps=" + Address(ports[0]) + "," + Address(ports[1]);

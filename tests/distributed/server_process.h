@@ -53,7 +53,10 @@ class ServerProcess {
 // --cluster SPEC --job ps --task i` (plus `extra` arguments) at the
 // address `spec` names for it.
 struct PsPair {
+  // Two servers on two free ports; tries other ports when one is taken
+  // before its server binds it.
   Status Start(const std::vector<std::string>& extra = {});
+  Status StartOnFreePorts(const std::vector<std::string>& extra);
   std::string spec;  // "ps=127.0.0.1:P0,127.0.0.1:P1"
   ServerProcess ps0, ps1;
 };
