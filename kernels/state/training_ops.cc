@@ -9,6 +9,7 @@
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
 #include "kernels/state/apply_op_base.h"
+#include "kernels/state/optimizer_row_updates.h"
 #include "kernels/state/ref_inputs.h"
 
 namespace af {
@@ -52,14 +53,7 @@ class ApplyMomentumOp : public state::ApplyOpBase {
       const T momentum = ctx->input(4).scalar<T>();
       const bool nesterov = use_nesterov_;
       state::ParallelUpdate(ctx, refs[0]->NumElements(), 6, [=](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) {
-          accum[i] = accum[i] * momentum + grad[i];
-          if (nesterov) {
-            var[i] -= grad[i] * lr + accum[i] * momentum * lr;
-          } else {
-            var[i] -= lr * accum[i];
-          }
-        }
+        state::MomentumRow(var + b, accum + b, grad + b, e - b, lr, momentum, nesterov);
       });
     }
     state::ForwardRefInputToRefOutput(ctx, 0, 0);
@@ -141,10 +135,7 @@ class ApplyAdagradOp : public state::ApplyOpBase {
       const T* grad = ctx->input(3).data<T>();
       const bool update_slots = update_slots_;
       state::ParallelUpdate(ctx, refs[0]->NumElements(), 15, [=](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) {
-          if (update_slots) accum[i] += grad[i] * grad[i];
-          var[i] -= lr * grad[i] / std::sqrt(accum[i]);
-        }
+        state::AdagradRow(var + b, accum + b, grad + b, e - b, lr, update_slots);
       });
     }
     state::ForwardRefInputToRefOutput(ctx, 0, 0);
@@ -171,14 +162,8 @@ class ApplyRMSPropOp : public state::ApplyOpBase {
       const T momentum = ctx->input(5).scalar<T>();
       const T epsilon = ctx->input(6).scalar<T>();
       const T* grad = ctx->input(7).data<T>();
-      const T one(1);
       state::ParallelUpdate(ctx, refs[0]->NumElements(), 20, [=](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) {
-          const T g = grad[i];
-          ms[i] += (g * g - ms[i]) * (one - rho);
-          mom[i] = mom[i] * momentum + lr * g / std::sqrt(ms[i] + epsilon);
-          var[i] -= mom[i];
-        }
+        state::RMSPropRow(var + b, ms + b, mom + b, grad + b, e - b, lr, rho, momentum, epsilon);
       });
     }
     state::ForwardRefInputToRefOutput(ctx, 0, 0);

@@ -146,7 +146,7 @@ std::vector<Case> Cases() {
 Tensor Train(const Case& c, const std::function<GradientValue(const Scope&)>& grad,
              const std::string& want_op, const std::string& unwanted_op) {
   Scope root = Scope::NewRootScope();
-  Variable w(root.WithOpName("w"), Input::Initializer(InitialVar()));
+  Variable w(root.WithOpName("sparse_opt_w"), Input::Initializer(InitialVar()));
   auto opt = c.make();
   Operation train;
   Status s = opt->ApplyGradients(root, {{grad(root), w.var}}, Output(), &train);
@@ -212,13 +212,13 @@ BOOST_AUTO_TEST_CASE(sparse_rows_move_as_the_formula_and_as_dense_others_stay) {
 
 BOOST_AUTO_TEST_CASE(ftrl_slots_are_named_and_start_as_configured) {
   Scope root = Scope::NewRootScope();
-  Variable w(root.WithOpName("w"), Input::Initializer(InitialVar()));
+  Variable w(root.WithOpName("sparse_opt_w"), Input::Initializer(InitialVar()));
   FtrlOptimizer ftrl(0.1, -0.5, 0.25, 0.0, 0.0, "MyFtrl");
   Operation train;
   Status s = ftrl.ApplyGradients(root, {{SparseGradient(root, DT_INT32), w.var}}, Output(), &train);
   BOOST_TEST_REQUIRE(s.ok(), s);
-  Node* accum = root.graph()->FindNode("w/MyFtrl");
-  Node* linear = root.graph()->FindNode("w/MyFtrl_1");
+  Node* accum = root.graph()->FindNode("sparse_opt_w/MyFtrl");
+  Node* linear = root.graph()->FindNode("sparse_opt_w/MyFtrl_1");
   BOOST_TEST_REQUIRE(accum != nullptr);
   BOOST_TEST_REQUIRE(linear != nullptr);
   ClientSession session(root);
@@ -242,7 +242,7 @@ BOOST_AUTO_TEST_CASE(ftrl_slots_are_named_and_start_as_configured) {
 BOOST_AUTO_TEST_CASE(ftrl_refuses_what_tensorflow_refuses) {
   const auto check = [](FtrlOptimizer& opt, const std::string& names) {
     Scope root = Scope::NewRootScope();
-    Variable w(root.WithOpName("w"), Input::Initializer(InitialVar()));
+    Variable w(root.WithOpName("sparse_opt_w"), Input::Initializer(InitialVar()));
     Operation train;
     Status s =
         opt.ApplyGradients(root, {{SparseGradient(root, DT_INT32), w.var}}, Output(), &train);
