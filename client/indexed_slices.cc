@@ -69,6 +69,7 @@ IndexedSlices DeduplicateSlices(const Scope& scope, const IndexedSlices& slices)
   out.indices = unique.y;
   out.values = ops::UnsortedSegmentSum(scope, slices.values, unique.idx, ops::Size(scope, unique.y));
   out.dense_shape = slices.dense_shape;
+  out.indices_unique = true;
   return out;
 }
 

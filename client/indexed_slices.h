@@ -27,6 +27,9 @@ struct IndexedSlices {
   Output values;       // [k, d1, ..., dn]
   Output indices;      // [k], int32 or int64
   Output dense_shape;  // [n + 1], int32 or int64: the whole tensor's shape
+  // Known to hold no repeated index (a sparse accumulator's take, or
+  // DeduplicateSlices' answer): an update need not deduplicate again.
+  bool indices_unique = false;
 };
 
 // A gradient: a tensor, IndexedSlices, or none (an input nothing reaches).

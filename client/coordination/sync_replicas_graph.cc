@@ -63,7 +63,8 @@ Status BuildSyncReplicasGraph(const Scope& scope, const std::vector<GradAndVar>&
     if (grad.is_sparse()) {
       auto take = ops::SparseAccumulatorTakeGradient(on_var.WithOpName("take"), accumulator,
                                                      graph->num_required, dtype);
-      averages.emplace_back(IndexedSlices{take.values, take.indices, take.shape}, var);
+      // The take answers each row once, indices ascending.
+      averages.emplace_back(IndexedSlices{take.values, take.indices, take.shape, true}, var);
     } else {
       averages.emplace_back(ops::AccumulatorTakeGradient(on_var.WithOpName("take"), accumulator,
                                                          graph->num_required, dtype),

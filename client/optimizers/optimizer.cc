@@ -51,7 +51,9 @@ Status Optimizer::ApplyGradients(const Scope& scope,
     const Scope update_scope =
         apply.NewSubScope("update_" + var.op().name()).ColocateWith(var.op());
     if (grad.is_sparse()) {
-      const IndexedSlices rows = DeduplicateSlices(update_scope, grad.slices());
+      const IndexedSlices rows = grad.slices().indices_unique
+                                     ? grad.slices()
+                                     : DeduplicateSlices(update_scope, grad.slices());
       AF_RETURN_IF_ERROR(update_scope.status());
       AF_RETURN_IF_ERROR(ApplySparse(update_scope, rows, var, &update));
     } else {
