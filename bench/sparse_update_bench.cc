@@ -22,7 +22,7 @@
 #include "bench/bench_util.h"
 #include "client/client_session.h"
 #include "client/gradients.h"
-#include "client/optimizers/optimizers.h"
+#include "client/optimizers/optimizer_by_name.h"
 #include "client/standard_ops.h"
 #include "client/variables.h"
 
@@ -58,12 +58,13 @@ Options ParseOptions(int argc, char** argv) {
 }
 
 std::unique_ptr<Optimizer> MakeOptimizer(const std::string& name) {
-  if (name == "sgd") return std::make_unique<GradientDescentOptimizer>(0.1);
-  if (name == "adagrad") return std::make_unique<AdagradOptimizer>(0.1);
-  if (name == "lazy_adam") return std::make_unique<LazyAdamOptimizer>(0.001);
-  if (name == "adam") return std::make_unique<AdamOptimizer>(0.001);
-  std::fprintf(stderr, "unknown optimizer %s\n", name.c_str());
-  std::exit(2);
+  const double lr = name == "sgd" || name == "adagrad" ? 0.1 : 0.001;
+  std::unique_ptr<Optimizer> opt = OptimizerByName(name, lr);
+  if (!opt) {
+    std::fprintf(stderr, "unknown optimizer %s\n", name.c_str());
+    std::exit(2);
+  }
+  return opt;
 }
 
 struct StepFigures {
