@@ -16,6 +16,7 @@
 #include "core/resource_mgr.h"
 #include "core/session_stats.h"
 #include "core/status.h"
+#include "core/step_traffic.h"
 #include "core/tensor.h"
 #include "proto/graph.pb.h"
 #include "proto/step_stats.pb.h"
@@ -62,6 +63,7 @@ struct RunCall : ClientCall {
   std::vector<Tensor> outputs;  // result, parallel to `fetches`
   bool trace = false;                // collect every device's node times
   tensorflow::StepStats step_stats;  // result of a traced step
+  StepTraffic traffic;               // result: what crossed between processes
 };
 
 struct CloseCall : ClientCall {};

@@ -196,6 +196,7 @@ namespace af {
 AF_DECLARE_INSPECT(Tensor)
 AF_DECLARE_INSPECT(ContainerListing)
 AF_DECLARE_INSPECT(SessionStats)
+AF_DECLARE_INSPECT(TaskTraffic)
 }
 namespace af::wire {
 AF_DECLARE_INSPECT(WireStatus)

@@ -177,9 +177,12 @@ Status RuntimeHandle::Extend(const tensorflow::GraphDef& graph, Clock::time_poin
 Status RuntimeHandle::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                           const std::vector<std::string>& fetches,
                           const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
-                          Clock::time_point deadline, tensorflow::StepStats* step_stats) {
+                          Clock::time_point deadline, tensorflow::StepStats* step_stats,
+                          StepTraffic* traffic) {
   if (!impl_->BeginCall()) return errors::FailedPrecondition("Run: the session is closed");
+  if (traffic != nullptr) traffic->clear();
   if (step_stats == nullptr) {  // a traced step collects node times through the actors
+    // A step the client's thread runs itself never leaves the process.
     Status s;
     if (impl_->local_runner.TryRun(StepCacheKey(feeds, fetches, targets), feeds, fetches.size(),
                                    deadline, outputs, &s)) {
@@ -196,6 +199,7 @@ Status RuntimeHandle::Run(const std::vector<std::pair<std::string, Tensor>>& fee
   Status s = impl_->Call(actors::run_atom::value, call, "Run");
   if (s.ok()) *outputs = std::move(call->outputs);
   if (s.ok() && step_stats != nullptr) step_stats->Swap(&call->step_stats);
+  if (s.ok() && traffic != nullptr) *traffic = std::move(call->traffic);
   impl_->EndCall();
   return s;
 }

@@ -14,6 +14,7 @@
 #include "core/resource_mgr.h"
 #include "core/session_stats.h"
 #include "core/status.h"
+#include "core/step_traffic.h"
 #include "core/tensor.h"
 #include "proto/graph.pb.h"
 #include "proto/step_stats.pb.h"
@@ -69,11 +70,12 @@ class RuntimeHandle {
 
   Status Extend(const tensorflow::GraphDef& graph, Clock::time_point deadline);
   // Safe from many threads at once; each call is one step. A non-null
-  // `step_stats` traces the step: it gets every device's node times.
+  // `step_stats` traces the step: it gets every device's node times. A
+  // non-null `traffic` gets what the step moved between processes.
   Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
              const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
              std::vector<Tensor>* outputs, Clock::time_point deadline,
-             tensorflow::StepStats* step_stats = nullptr);
+             tensorflow::StepStats* step_stats = nullptr, StepTraffic* traffic = nullptr);
   // Resets `containers` (empty: the default container) on every device of
   // every worker; lists what the containers hold.
   Status ResetContainers(const std::vector<std::string>& containers, Clock::time_point deadline);

@@ -22,6 +22,7 @@ class BenchServer {
   // exits the benchmark with a message when the server does not start.
   void Start(const std::vector<std::string>& args);
   const std::string& address() const { return address_; }
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;

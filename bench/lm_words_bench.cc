@@ -5,21 +5,35 @@
 //
 //   bench_lm_words [--vocabs 40000,800000] [--num_sampled 512] [--shards 1]
 //                  [--steps 20] [--full_steps 5] [--batch 32] [--threads 2]
+//                  [--virtual_ps 1,2,4,8,16,32]
 //
 // The full softmax costs batch * num_steps * vocab * hidden multiply-adds
 // per step each way, so it gets fewer steps (--full_steps).
+//
+// --virtual_ps runs Fig. 9's other axis in a virtual cluster (one process,
+// every task an actor, actors/virtual_cluster.h, loopback transport
+// model): for each count P, P ps tasks and one worker, the tables split
+// into P shards spread over them (greedy by bytes), the async protocol, the
+// worker's client as distributed training runs it under `actorflow
+// cluster`. Every task shares this machine's cores: the figure shows what
+// partitioning, routing and the messages cost as P grows, not the paper's
+// added machines.
 #include <cstdlib>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "actors/virtual_cluster.h"
 #include "bench/bench_util.h"
+#include "examples/language_model/distributed_lm.h"
 #include "examples/language_model/lm_trainer.h"
 
 namespace {
 
 struct Options {
   std::vector<int64_t> vocabs = {40000, 800000};
+  std::vector<int> virtual_ps;  // empty: one process, no cluster
   int num_sampled = 512, shards = 1, batch = 32, threads = 2;
   int64_t steps = 20, full_steps = 5;
 };
@@ -32,6 +46,9 @@ Options Parse(int argc, char** argv) {
       o.vocabs.clear();
       std::stringstream in(v);
       for (std::string item; std::getline(in, item, ',');) o.vocabs.push_back(std::atoll(item.c_str()));
+    } else if (flag == "--virtual_ps") {
+      std::stringstream in(v);
+      for (std::string item; std::getline(in, item, ',');) o.virtual_ps.push_back(std::atoi(item.c_str()));
     } else if (flag == "--num_sampled") o.num_sampled = std::atoi(v.c_str());
     else if (flag == "--shards") o.shards = std::atoi(v.c_str());
     else if (flag == "--steps") o.steps = std::atoll(v.c_str());
@@ -46,11 +63,12 @@ Options Parse(int argc, char** argv) {
   return o;
 }
 
-double WordsPerSecond(const Options& o, int64_t vocab, int num_sampled, int64_t steps) {
+af::lm::TrainOptions TrainerOptions(const Options& o, int64_t vocab, int num_sampled,
+                                    int64_t steps, int shards) {
   af::lm::TrainOptions t;
   t.model.vocab = t.corpus.vocab = vocab;
   t.model.num_sampled = num_sampled;
-  t.model.shards = o.shards;
+  t.model.shards = shards;
   t.corpus.words = 200000;
   t.batch = o.batch;
   t.threads = o.threads;
@@ -58,15 +76,60 @@ double WordsPerSecond(const Options& o, int64_t vocab, int num_sampled, int64_t 
   t.progress = false;
   // The trainer leaves its first step (graph set-up) out of words/s.
   t.train_steps = steps + 1;
+  return t;
+}
+
+double WordsPerSecond(const Options& o, int64_t vocab, int num_sampled, int64_t steps) {
   af::lm::TrainReport r;
-  af::bench::CheckOk(af::lm::TrainLanguageModel(t, &r), "train");
+  af::bench::CheckOk(
+      af::lm::TrainLanguageModel(TrainerOptions(o, vocab, num_sampled, steps, o.shards), &r),
+      "train");
   return r.words_per_second();
+}
+
+// One worker and `ps` ps tasks of a fresh virtual cluster.
+double VirtualWordsPerSecond(const Options& o, int64_t vocab, int num_sampled, int64_t steps,
+                             int ps) {
+  af::VirtualClusterOptions vc = af::VirtualClusterOptions::PsWorkers(ps, 1);
+  vc.threads_per_task = o.threads;
+  std::unique_ptr<af::VirtualCluster> cluster;
+  af::bench::CheckOk(af::VirtualCluster::Start(vc, &cluster), "virtual cluster");
+  af::lm::DistributedOptions d;
+  d.protocol = "async";
+  d.cluster = cluster->ClientSpec("worker", 0);
+  af::lm::DistributedReport r;
+  af::bench::CheckOk(af::lm::TrainLanguageModelDistributed(
+                         TrainerOptions(o, vocab, num_sampled, steps, ps), d, &r),
+                     "train in the virtual cluster");
+  return r.words_per_second();
+}
+
+void VirtualSweep(const Options& o) {
+  for (int64_t vocab : o.vocabs) {
+    for (int ps : o.virtual_ps) {
+      const std::string extra = "\"vocab\":" + std::to_string(vocab) + ",\"ps\":" +
+                                std::to_string(ps) + ",\"batch\":" + std::to_string(o.batch) +
+                                ",\"cluster\":\"virtual\"";
+      const double full = VirtualWordsPerSecond(o, vocab, 0, o.full_steps, ps);
+      const double sampled = VirtualWordsPerSecond(o, vocab, o.num_sampled, o.steps, ps);
+      af::bench::PrintResult("lm_words", "full_softmax", extra, "words_per_second", full,
+                             "words/s");
+      af::bench::PrintResult("lm_words", "sampled_softmax_" + std::to_string(o.num_sampled),
+                             extra, "words_per_second", sampled, "words/s");
+      af::bench::PrintResult("lm_words", "sampled_over_full", extra, "ratio", sampled / full,
+                             "x");
+    }
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const Options o = Parse(argc, argv);
+  if (!o.virtual_ps.empty()) {
+    VirtualSweep(o);
+    return 0;
+  }
   for (int64_t vocab : o.vocabs) {
     const std::string extra = "\"vocab\":" + std::to_string(vocab) +
                               ",\"shards\":" + std::to_string(o.shards) +

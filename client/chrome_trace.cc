@@ -173,9 +173,39 @@ class TraceWriter {
     json_ += ",\"bp\":\"e\"}";
   }
 
-  std::string Finish() {
+  // One counter sample at the step's start: `args` are the series.
+  void Counter(std::string_view name, int pid,
+               const std::vector<std::pair<std::string, uint64_t>>& args) {
+    Begin();
+    json_ += "\"name\":";
+    AppendJsonString(name, &json_);
+    json_ += ",\"cat\":\"traffic\"";
+    Place("C", pid, 0, 0);
+    json_ += ",\"args\":{";
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (i > 0) json_.push_back(',');
+      AppendJsonString(args[i].first, &json_);
+      json_ += ":" + std::to_string(args[i].second);
+    }
+    json_ += "}}";
+  }
+
+  std::string Finish(const StepTraffic& traffic) {
     json_ += "],\"displayTimeUnit\":\"ns\",\"otherData\":{\"start_unix_micros\":";
     AppendMicros(base_, &json_);
+    if (!traffic.empty()) {
+      json_ += ",\"traffic\":[";
+      for (size_t i = 0; i < traffic.size(); ++i) {
+        if (i > 0) json_.push_back(',');
+        json_ += "{\"src\":";
+        AppendJsonString(traffic[i].src, &json_);
+        json_ += ",\"dst\":";
+        AppendJsonString(traffic[i].dst, &json_);
+        json_ += ",\"bytes\":" + std::to_string(traffic[i].bytes) +
+                 ",\"tensors\":" + std::to_string(traffic[i].tensors) + "}";
+      }
+      json_.push_back(']');
+    }
     json_ += "}}\n";
     return std::move(json_);
   }
@@ -211,7 +241,8 @@ class TraceWriter {
 
 }  // namespace
 
-std::string StepStatsToChromeTrace(const tensorflow::StepStats& step_stats) {
+std::string StepStatsToChromeTrace(const tensorflow::StepStats& step_stats,
+                                   const StepTraffic& traffic) {
   int64_t base = std::numeric_limits<int64_t>::max();
   for (const auto& dev : step_stats.dev_stats())
     for (const auto& n : dev.node_stats()) base = std::min(base, StartNanos(n));
@@ -277,11 +308,20 @@ std::string StepStatsToChromeTrace(const tensorflow::StepStats& step_stats) {
       writer.Flow(queue[i].tensor_name, next_flow++, queue[i].slice, match->second[i].slice);
     }
   }
-  return writer.Finish();
+  if (!traffic.empty()) {
+    const int pid = static_cast<int>(pids.size()) + 1;
+    writer.Metadata("process_name", pid, nullptr, "name", "traffic between tasks");
+    writer.Metadata("process_sort_index", pid, nullptr, "sort_index", int64_t{pid});
+    std::map<std::string, std::vector<std::pair<std::string, uint64_t>>> into;
+    for (const TaskTraffic& entry : traffic) into[entry.dst].emplace_back(entry.src, entry.bytes);
+    for (const auto& [dst, series] : into) writer.Counter("bytes into " + dst, pid, series);
+  }
+  return writer.Finish(traffic);
 }
 
-Status WriteChromeTrace(const tensorflow::StepStats& step_stats, const std::string& path) {
-  const std::string json = StepStatsToChromeTrace(step_stats);
+Status WriteChromeTrace(const tensorflow::StepStats& step_stats, const std::string& path,
+                        const StepTraffic& traffic) {
+  const std::string json = StepStatsToChromeTrace(step_stats, traffic);
   std::unique_ptr<AtomicFileWriter> file;
   Status s = AtomicFileWriter::Create(path, &file);
   if (s.ok()) s = file->Append(json.data(), json.size());

@@ -8,6 +8,7 @@ namespace af {
 namespace {
 
 using grad::IndexVector;
+using grad::ShapeOf;
 using grad::ScalarOfType;
 
 // Scales each row (a slice along axis 0) whose L2 norm exceeds max_norm
@@ -98,7 +99,9 @@ Output EmbeddingLookup(const Scope& scope, const std::vector<Output>& params, co
     gathered.push_back(clip(ops::Gather(on_shard, params[i], rows_by_shard.outputs[i])));
   }
   auto stitched = ops::DynamicStitch(s, positions.outputs, OutputList(gathered));
-  auto row_shape = ops::Slice(s, ops::Shape(s, params[0]), IndexVector(s, DT_INT32, {1}),
+  // The rows' shape from the graph, or read where the shard lives: never
+  // the shard itself brought here.
+  auto row_shape = ops::Slice(s, ShapeOf(s, params[0]), IndexVector(s, DT_INT32, {1}),
                               IndexVector(s, DT_INT32, {-1}));
   return ops::Reshape(s, stitched, ops::ConcatV2(s, {ops::Shape(s, ids), row_shape}, 0));
 }

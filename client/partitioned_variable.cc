@@ -124,8 +124,14 @@ PartitionedVariable::PartitionedVariable(const Scope& scope, const TensorShape& 
     shard_offset[axis_] = offset;
     const std::string shard_name = name_ + "/part_" + std::to_string(i);
     const Scope shard_scope = scope.WithOpName(shard_name);
-    Output init = initializer(shard_scope.NewSubScope("Initializer"), shard_shape, shard_offset);
-    Variable v(shard_scope, PartialTensorShape(shard_shape), dtype, init, trainable);
+    // Built next to its shard, as TensorFlow colocates a partitioned
+    // variable's initializers: a shard's initial value never crosses.
+    Variable v(
+        shard_scope, PartialTensorShape(shard_shape), dtype,
+        Variable::InitialValueFn([&](const Scope& init_scope) {
+          return initializer(init_scope, shard_shape, shard_offset);
+        }),
+        trainable);
     if (!scope.ok()) return;
     shards_.push_back(v.var);
     slices_.push_back(

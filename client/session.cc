@@ -116,13 +116,15 @@ Status Session::Run(const RunOptions& run_options,
   }
   // Without metadata to fill there is nothing to trace into.
   tensorflow::StepStats* step_stats = nullptr;
+  StepTraffic* traffic = nullptr;
   if (run_metadata != nullptr) {
     run_metadata->step_stats.Clear();
     if (run_options.trace_level != RunOptions::NO_TRACE) step_stats = &run_metadata->step_stats;
+    traffic = &run_metadata->traffic;
   }
   const int64_t timeout =
       run_options.timeout_ms > 0 ? run_options.timeout_ms : options_.default_timeout_ms;
-  return runtime_->Run(feeds, fetches, targets, outputs, Deadline(timeout), step_stats);
+  return runtime_->Run(feeds, fetches, targets, outputs, Deadline(timeout), step_stats, traffic);
 }
 
 const std::vector<DeviceAttributes>& Session::ListDevices() const { return runtime_->devices(); }

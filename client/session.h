@@ -21,6 +21,7 @@
 #include "core/resource_mgr.h"
 #include "core/session_stats.h"
 #include "core/status.h"
+#include "core/step_traffic.h"
 #include "core/tensor.h"
 #include "proto/graph.pb.h"
 #include "proto/step_stats.pb.h"
@@ -97,6 +98,10 @@ struct RunMetadata {
   // Per device, per node execution; empty unless the Run was traced
   // (client/chrome_trace.h turns it into a Chrome trace).
   tensorflow::StepStats step_stats;
+  // What the step moved between processes, per pair of tasks (Sends,
+  // feeds to and fetches from remote tasks), traced or not; empty for a
+  // step that stayed in this process (core/step_traffic.h).
+  StepTraffic traffic;
 };
 
 class Session {

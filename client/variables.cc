@@ -44,6 +44,11 @@ Variable::Variable(const Scope& scope, const PartialTensorShape& shape, DataType
   }
   auto v = ops::VariableV2(scope, shape, dtype);
   if (!scope.ok()) return;
+  *this = Variable(scope, v, initial_value, trainable);
+}
+
+Variable::Variable(const Scope& scope, const ops::VariableV2& v, const Input& initial_value,
+                   bool trainable) {
   var = v.ref;
   const Scope init_scope =
       scope.WithOpName(v.operation.name() + "/Assign").ColocateWith(v.operation);
@@ -53,6 +58,28 @@ Variable::Variable(const Scope& scope, const PartialTensorShape& shape, DataType
   scope.AddToCollection(kVariablesCollection, v.operation);
   if (trainable) scope.AddToCollection(kTrainableVariablesCollection, v.operation);
   scope.AddToCollection(kInitializersCollection, initializer);
+}
+
+Variable::Variable(const Scope& scope, const PartialTensorShape& shape, DataType dtype,
+                   const InitialValueFn& make_initial_value, bool trainable) {
+  if (!scope.ok()) return;
+  if (!shape.IsFullyDefined()) {
+    scope.UpdateStatus(errors::InvalidArgument(
+        "Variable: the shape ", shape.DebugString(),
+        " is not fully known; give the variable an explicit shape"));
+    return;
+  }
+  auto v = ops::VariableV2(scope, shape, dtype);
+  if (!scope.ok()) return;
+  const Output value =
+      make_initial_value(scope.WithoutOpName().NewSubScope("Initializer").ColocateWith(v.operation));
+  if (!scope.ok()) return;
+  if (!value.valid()) {
+    scope.UpdateStatus(errors::InvalidArgument("Variable '", v.operation.name(),
+                                               "': the initial value is not valid"));
+    return;
+  }
+  *this = Variable(scope, v, value, trainable);
 }
 
 std::vector<Output> TrainableVariables(const Scope& scope) {

@@ -8,6 +8,7 @@
 //   session.Run({}, {}, {GlobalVariablesInitializer(root)}, nullptr);
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@
 #include "client/scope.h"
 
 namespace af {
+namespace ops {
+class VariableV2;
+}  // namespace ops
 
 // Collection names (TensorFlow's).
 inline constexpr const char* kVariablesCollection = "variables";
@@ -36,6 +40,13 @@ class Variable {
   Variable(const Scope& scope, const Input& initial_value, bool trainable = true);
   Variable(const Scope& scope, const PartialTensorShape& shape, DataType dtype,
            const Input& initial_value, bool trainable = true);
+  // The initial value built by `make_initial_value` in a scope colocated
+  // with the variable, as TensorFlow builds an initializer given as a
+  // function (a partitioned variable's): a large initial value is made where
+  // the variable lives, never made elsewhere and shipped to it.
+  using InitialValueFn = std::function<Output(const Scope& scope)>;
+  Variable(const Scope& scope, const PartialTensorShape& shape, DataType dtype,
+           const InitialValueFn& make_initial_value, bool trainable = true);
 
   operator Output() const { return var; }  // NOLINT
   operator Input() const { return var; }   // NOLINT
@@ -44,6 +55,11 @@ class Variable {
 
   Output var;             // the variable's storage (a ref output)
   Operation initializer;  // assigns the initial value
+
+ private:
+  // The initializer of `v` and the collections.
+  Variable(const Scope& scope, const ops::VariableV2& v, const Input& initial_value,
+           bool trainable);
 };
 
 // The trainable variables built in the scope's graph, in creation order.

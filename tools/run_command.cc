@@ -254,7 +254,7 @@ Status RunStep(const RunFlags& flags, std::ostream& out) {
     }
   }
   if (!flags.trace_file.empty()) {
-    AF_RETURN_IF_ERROR(WriteChromeTrace(metadata.step_stats, flags.trace_file));
+    AF_RETURN_IF_ERROR(WriteChromeTrace(metadata.step_stats, flags.trace_file, metadata.traffic));
     int nodes = 0;
     for (const auto& device : metadata.step_stats.dev_stats()) nodes += device.node_stats_size();
     out << "trace of " << nodes << " node executions on " << metadata.step_stats.dev_stats_size()

@@ -165,6 +165,7 @@ master_session_actor::behavior_type MasterSessionBehavior(SessionPointer self,
                        response.status = wire::ToWire(done.status);
                        if (done.status.ok()) {
                          response.outputs = std::move(done.outputs);
+                         response.traffic = std::move(done.traffic);
                          if (done.trace) {
                            done.step_stats.SerializeToString(&response.step_stats);
                          }

@@ -17,6 +17,14 @@ namespace {
 
 using Clock = Completion::Clock;
 
+// The master's side of feeds and fetches in a step's traffic: the task of
+// the worker in its own process, or "client".
+std::string_view MasterTask(const MasterState& st) {
+  for (const WorkerRecord& w : st.workers)
+    if (!w.worker.remote && !w.task.empty()) return w.task;
+  return "client";
+}
+
 std::string CacheKey(const RunCall& call) {
   return StepCacheKey(call.feeds, call.fetches, call.targets);
 }
@@ -300,6 +308,17 @@ void OnRunGraphReply(MasterPointer self, int64_t step_id, int group,
   Status s = wire::FromWire(response.status);
   if (!s.ok()) return FailStep(self, step_id, s);
   const CachedStep::Group& g = flight.step->groups[group];
+  MergeTraffic(&flight.call->traffic, response.sent);
+  if (const WorkerRecord& w = self->state.workers[g.worker]; w.worker.remote) {
+    uint64_t bytes = 0, tensors = 0;
+    for (const wire::PartitionResult& partition : response.partitions) {
+      for (const Tensor& t : partition.retvals) bytes += PayloadBytes(t);
+      tensors += partition.retvals.size();
+    }
+    if (tensors > 0) {
+      AddTraffic(&flight.call->traffic, w.task, MasterTask(self->state), bytes, tensors);
+    }
+  }
   std::vector<Tensor>& outputs = flight.call->outputs;
   for (const FetchRoute& route : g.fetches) {
     if (route.partition >= static_cast<int>(response.partitions.size()) ||
@@ -373,11 +392,17 @@ void Dispatch(MasterPointer self, const std::shared_ptr<CachedStep>& step,
     requests[route.group].partitions[route.partition].args[route.arg] = call->feeds[i].second;
   }
   for (size_t g = 0; g < requests.size(); ++g) {
-    if (!st.workers[step->groups[g].worker].worker.remote) continue;
-    uint64_t bytes = 0;
+    const WorkerRecord& w = st.workers[step->groups[g].worker];
+    if (!w.worker.remote) continue;
+    uint64_t bytes = 0, tensors = 0, payload = 0;
     for (const auto& partition : requests[g].partitions) {
-      for (const Tensor& t : partition.args) bytes += t.TotalBytes();
+      for (const Tensor& t : partition.args) {
+        bytes += t.TotalBytes();
+        payload += PayloadBytes(t);
+      }
+      tensors += partition.args.size();
     }
+    if (tensors > 0) AddTraffic(&call->traffic, MasterTask(st), w.task, payload, tensors);
     if (bytes >= wire::kMaxMessageBytes) {
       return call->Finish(errors::ResourceExhausted(
           "Run: the feeds for worker ", st.workers[step->groups[g].worker].worker.address,

@@ -144,6 +144,7 @@ void Run(ProxyPointer self, std::shared_ptr<RunCall> call) {
             }
             if (s.ok()) {
               call->outputs = std::move(response.outputs);
+              call->traffic = std::move(response.traffic);
               if (call->trace && !call->step_stats.ParseFromString(response.step_stats)) {
                 s = errors::Internal("Run: the step stats from ", self->state.target,
                                      " do not parse");

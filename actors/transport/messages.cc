@@ -178,6 +178,13 @@ template <class F> caf::error ListingFields(F& f, ContainerListing& x) {
 }  // namespace
 caf::error inspect(caf::serializer& f, ContainerListing& x) { return ListingFields(f, x); }
 caf::error inspect(caf::deserializer& f, ContainerListing& x) { return ListingFields(f, x); }
+namespace {
+template <class F> caf::error TrafficFields(F& f, TaskTraffic& x) {
+  return f(caf::meta::type_name("af.TaskTraffic"), x.src, x.dst, x.bytes, x.tensors);
+}
+}  // namespace
+caf::error inspect(caf::serializer& f, TaskTraffic& x) { return TrafficFields(f, x); }
+caf::error inspect(caf::deserializer& f, TaskTraffic& x) { return TrafficFields(f, x); }
 
 namespace {
 template <class F> caf::error StatsFields(F& f, SessionStats& x) {
@@ -218,7 +225,7 @@ template <class F> caf::error Fields(F& f, PartitionResult& x) {
            x.step_stats);
 }
 template <class F> caf::error Fields(F& f, RunGraphResponse& x) {
-  return f(caf::meta::type_name("af.RunGraphResponse"), x.status, x.partitions);
+  return f(caf::meta::type_name("af.RunGraphResponse"), x.status, x.partitions, x.sent);
 }
 template <class F> caf::error Fields(F& f, TensorPush& x) {
   return f(caf::meta::type_name("af.TensorPush"), x.step_id, x.key, x.value, x.is_dead);
@@ -245,7 +252,8 @@ template <class F> caf::error Fields(F& f, RunStepRequest& x) {
            x.targets, x.timeout_ms, x.trace);
 }
 template <class F> caf::error Fields(F& f, RunStepResponse& x) {
-  return f(caf::meta::type_name("af.RunStepResponse"), x.status, x.outputs, x.step_stats);
+  return f(caf::meta::type_name("af.RunStepResponse"), x.status, x.outputs, x.step_stats,
+           x.traffic);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "core/step_traffic.h"
 #include "core/tensor.h"
 
 namespace af::wire {
@@ -78,6 +79,9 @@ struct PartitionResult {
 struct RunGraphResponse {
   WireStatus status;
   std::vector<PartitionResult> partitions;  // parallel to the request's
+  // What the step's Sends shipped from this worker to other processes
+  // (src: this worker's task).
+  std::vector<TaskTraffic> sent;
 };
 
 // Tensors above kChunkThreshold bytes (fixed-size dtypes) cross in chunks
@@ -156,6 +160,7 @@ struct RunStepResponse {
   WireStatus status;
   std::vector<Tensor> outputs;  // parallel to the request's fetches
   std::string step_stats;       // serialized tensorflow::StepStats of a traced step
+  std::vector<TaskTraffic> traffic;  // what the step moved between processes
 };
 
 // Several pushes of a session to one worker, sent together

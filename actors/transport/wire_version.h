@@ -26,7 +26,8 @@ namespace af {
 // inspect() (actors/transport/messages.cc, actors/transport/wire.h), an atom, a typed interface
 // that is published or handed to another process (actors/interfaces.h), or
 // what a handler expects of a peer. Never reuse a number.
-inline constexpr uint32_t kWireProtocolVersion = 1;
+// 2: RunGraphResponse.sent and RunStepResponse.traffic (issue 24).
+inline constexpr uint32_t kWireProtocolVersion = 2;
 
 // The version this process claims: kWireProtocolVersion, unless the
 // environment variable below held another number when the process started.

@@ -19,7 +19,13 @@ StepContext::StepContext(int64_t step_id,
               return errors::Internal("step ", step_id_, ": no route to device '", dst_device,
                                       "' for rendezvous key '", key, "'");
             }
-            return remote_sender_->Send(step_id_, key, dst_device, value, is_dead);
+            Status sent = remote_sender_->Send(step_id_, key, dst_device, value, is_dead);
+            if (sent.ok()) {
+              std::lock_guard<std::mutex> lock(traffic_mu_);
+              AddTraffic(&sent_, "", TaskOfDevice(dst_device), is_dead ? 0 : PayloadBytes(value),
+                         1);
+            }
+            return sent;
           }),
       created_(std::chrono::steady_clock::now()) {}
 
@@ -92,6 +98,11 @@ void StepContext::TakeTrace(int i, std::string* device_step_stats) {
   std::lock_guard<std::mutex> lock(mu_);
   if (i >= static_cast<int>(traces_.size())) return;
   *device_step_stats = std::move(traces_[i]);
+}
+
+StepTraffic StepContext::TakeTraffic() {
+  std::lock_guard<std::mutex> lock(traffic_mu_);
+  return std::move(sent_);
 }
 
 }  // namespace af

@@ -20,6 +20,7 @@
 #include "core/cancellation.h"
 #include "core/memory_budget.h"
 #include "core/status.h"
+#include "core/step_traffic.h"
 #include "runtime/rendezvous.h"
 
 namespace af {
@@ -89,6 +90,10 @@ class StepContext {
   void SetTrace(int i, std::string device_step_stats);
   void TakeTrace(int i, std::string* device_step_stats);
 
+  // What this step's Sends shipped to other processes, by destination
+  // task (src left empty: the worker names itself). Any thread.
+  StepTraffic TakeTraffic();
+
   // When the worker first heard of the step (for sweeping steps whose
   // RunGraph never came).
   std::chrono::steady_clock::time_point created() const { return created_; }
@@ -113,6 +118,8 @@ class StepContext {
   Status status_;
   bool aborted_ = false;
   const std::chrono::steady_clock::time_point created_;
+  std::mutex traffic_mu_;  // guards sent_ (Sends finish on many threads)
+  StepTraffic sent_;
 };
 
 }  // namespace af

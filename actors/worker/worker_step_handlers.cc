@@ -233,6 +233,8 @@ void StepDone(WorkerPointer self, int64_t step_id) {
   }
   if (s.ok()) s = CheckFitsOneMessage(self, step.session_id, step_id, response);
   if (!s.ok()) response = ErrorResponse(s);
+  response.sent = step.context->TakeTraffic();
+  for (TaskTraffic& entry : response.sent) entry.src = self->state.task_name;
   step.promise.deliver(std::move(response));
   FinishStep(self, step_id);
 }

@@ -62,9 +62,7 @@ REGISTER_GRADIENT_OP("PreventGradient", PreventGradientGrad);
 // back; the shape-like second input (if any) gets none.
 Status ReshapeLikeGrad(const Scope& s, const Operation& op, const Grads& g, Grads* out) {
   const Output x = op.input(0);
-  const PartialTensorShape xs = x.shape();
-  Output shape = xs.IsFullyDefined() ? IndexVector(s, DT_INT32, Dims(xs))
-                                     : Output(ops::Shape(s, x));
+  Output shape = ShapeOf(s, x);
   out->push_back(ops::Reshape(s, g[0], shape));
   for (int i = 1; i < op.num_inputs(); ++i) out->push_back(NoGradient());
   return s.status();
@@ -245,7 +243,7 @@ Status GatherCommon(const Scope& s, const Output& params, const Output& indices,
     return errors::Unimplemented("the gradient of a gather along axis ", axis,
                                  " needs the params' rank at graph-building time");
   if (axis < 0) axis += rank;
-  auto params_shape = ops::Shape(s, params);
+  auto params_shape = ShapeOf(s, params);
   auto flat_indices = ops::Reshape(s, indices, IndexVector(s, indices.type(), {-1}));
   // g's shape is params[:axis] + indices.shape + params[axis+1:]; fold
   // the indices dims into one.
@@ -280,7 +278,7 @@ Status GatherCommon(const Scope& s, const Output& params, const Output& indices,
 // table. Other axes scatter into a tensor of the params' shape.
 IndexedSlices GatheredRows(const Scope& s, const Output& params, const Output& indices,
                            const Output& g) {
-  auto params_shape = ops::Shape(s, params);
+  auto params_shape = ShapeOf(s, params);
   auto row_shape = ops::Slice(s, params_shape, IndexVector(s, DT_INT32, {1}),
                               IndexVector(s, DT_INT32, {-1}));
   IndexedSlices rows;

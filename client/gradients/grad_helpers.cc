@@ -65,6 +65,12 @@ bool ConstantInts(const Output& o, std::vector<int64_t>* values) {
   return true;
 }
 
+Output ShapeOf(const Scope& scope, const Output& x, DataType out_type) {
+  const PartialTensorShape shape = x.shape();
+  if (shape.IsFullyDefined()) return IndexVector(scope, out_type, Dims(shape));
+  return ops::Shape(scope.ColocateWith(x), x, ops::Shape::OutType(out_type));
+}
+
 Output SumToShapeOf(const Scope& scope, const Output& grad, const Output& x) {
   const PartialTensorShape gs = grad.shape(), xs = x.shape();
   if (gs.IsFullyDefined() && xs.IsFullyDefined() && xs.dims() <= gs.dims()) {
@@ -78,7 +84,7 @@ Output SumToShapeOf(const Scope& scope, const Output& grad, const Output& x) {
     if (!axes.empty()) summed = ops::Sum(scope, grad, IndexVector(scope, DT_INT32, axes));
     return ops::Reshape(scope, summed, IndexVector(scope, DT_INT32, Dims(xs)));
   }
-  auto sx = ops::Shape(scope, x);
+  auto sx = ShapeOf(scope, x);
   auto sg = ops::Shape(scope, grad);
   auto r = ops::BroadcastGradientArgs(scope, sx, sg);
   return ops::Reshape(scope, ops::Sum(scope, grad, r.r0), sx);

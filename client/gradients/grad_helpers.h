@@ -34,6 +34,12 @@ Output IndexVector(const Scope& scope, DataType dtype, const std::vector<int64_t
 // The values of `o` if it is produced by a Const of an integer type.
 bool ConstantInts(const Output& o, std::vector<int64_t>* values);
 
+// The shape of `x` as a 1-D `out_type` tensor: a constant when the graph
+// knows it, else a Shape op placed with `x`. A gradient never pulls a
+// tensor to another device only to read its shape (a gather's gradient
+// would otherwise ship a ps task's whole table to the worker each step).
+Output ShapeOf(const Scope& scope, const Output& x, DataType out_type = DT_INT32);
+
 // `grad` (shaped like a broadcast result) summed over the broadcast dims
 // and reshaped to the shape of `x`. Static when both shapes are known.
 Output SumToShapeOf(const Scope& scope, const Output& grad, const Output& x);

@@ -209,10 +209,12 @@ bool MonitoredTrainingSession::IsRecoverable(const Status& s) {
          !missing.empty();
 }
 
-Status MonitoredTrainingSession::RunWithHooks(const FeedType& feeds,
+Status MonitoredTrainingSession::RunWithHooks(const RunOptions& run_options,
+                                              const FeedType& feeds,
                                               const std::vector<Output>& fetches,
                                               const std::vector<Operation>& targets,
-                                              std::vector<Tensor>* outputs) {
+                                              std::vector<Tensor>* outputs,
+                                              RunMetadata* run_metadata) {
   SessionRunContext context(session_.get(), &fetches);
   std::vector<SessionRunArgs> args(hooks_.size());
   for (size_t i = 0; i < hooks_.size(); ++i)
@@ -241,7 +243,8 @@ Status MonitoredTrainingSession::RunWithHooks(const FeedType& feeds,
                                        "', which is already fed");
   }
   std::vector<Tensor> results;
-  AF_RETURN_IF_ERROR(session_->Run(all_feeds, all_fetches, all_targets, &results));
+  AF_RETURN_IF_ERROR(
+      session_->Run(run_options, all_feeds, all_fetches, all_targets, &results, run_metadata));
   for (size_t i = 0; i < hooks_.size(); ++i) {
     SessionRunValues values;
     for (size_t p : hook_positions[i]) values.results.push_back(results[p]);
@@ -255,6 +258,13 @@ Status MonitoredTrainingSession::RunWithHooks(const FeedType& feeds,
 Status MonitoredTrainingSession::Run(const FeedType& feeds, const std::vector<Output>& fetches,
                                      const std::vector<Operation>& targets,
                                      std::vector<Tensor>* outputs) {
+  return Run(RunOptions{}, feeds, fetches, targets, outputs, nullptr);
+}
+
+Status MonitoredTrainingSession::Run(const RunOptions& run_options, const FeedType& feeds,
+                                     const std::vector<Output>& fetches,
+                                     const std::vector<Operation>& targets,
+                                     std::vector<Tensor>* outputs, RunMetadata* run_metadata) {
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return errors::FailedPrecondition("MonitoredTrainingSession: closed");
   if (!session_)
@@ -265,7 +275,7 @@ Status MonitoredTrainingSession::Run(const FeedType& feeds, const std::vector<Ou
   RecoveryRecord record;
   std::chrono::milliseconds retry_backoff(50);
   for (;;) {
-    Status s = RunWithHooks(feeds, fetches, targets, outputs);
+    Status s = RunWithHooks(run_options, feeds, fetches, targets, outputs, run_metadata);
     if (s.ok()) {
       failed_ = Status::OK();
       if (record.attempts > 0) {

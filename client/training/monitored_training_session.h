@@ -128,6 +128,12 @@ class MonitoredTrainingSession {
   Status Run(const std::vector<Output>& fetches, std::vector<Tensor>* outputs) {
     return Run(FeedType{}, fetches, {}, outputs);
   }
+  // With TensorFlow's options and metadata (a trace, the step's traffic
+  // between tasks): `run_metadata` (may be null) describes the step that
+  // succeeded, after any recovery.
+  Status Run(const RunOptions& run_options, const FeedType& feeds,
+             const std::vector<Output>& fetches, const std::vector<Operation>& targets,
+             std::vector<Tensor>* outputs, RunMetadata* run_metadata);
 
   // True once a hook asked to stop (StopAtStepHook), a step ran out of
   // input, or the session closed. Safe to call while another thread runs.
@@ -155,8 +161,9 @@ class MonitoredTrainingSession {
   Status CreateSessionOnce(std::chrono::steady_clock::time_point deadline,
                            std::string* action);
   // One step with the hooks around it.
-  Status RunWithHooks(const FeedType& feeds, const std::vector<Output>& fetches,
-                      const std::vector<Operation>& targets, std::vector<Tensor>* outputs);
+  Status RunWithHooks(const RunOptions& run_options, const FeedType& feeds,
+                      const std::vector<Output>& fetches, const std::vector<Operation>& targets,
+                      std::vector<Tensor>* outputs, RunMetadata* run_metadata);
   // Whether `s` from a step means a lost or restarted task.
   bool IsRecoverable(const Status& s);
   std::string Who() const;

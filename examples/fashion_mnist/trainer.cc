@@ -107,7 +107,7 @@ Status WriteTrace(const ClientSession& session, const Graph& g, const std::strin
   RunMetadata metadata;
   AF_RETURN_IF_ERROR(session.Run(options, {}, {g.model.loss, g.batch_size}, {g.train}, out,
                                  &metadata));
-  return WriteChromeTrace(metadata.step_stats, path);
+  return WriteChromeTrace(metadata.step_stats, path, metadata.traffic);
 }
 
 }  // namespace

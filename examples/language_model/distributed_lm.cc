@@ -45,10 +45,14 @@ Status FindLmClusterTask(std::string* job, int* index, bool* found) {
 Status TrainLanguageModelDistributed(const TrainOptions& o, const DistributedOptions& d,
                                      DistributedReport* report) {
   ClusterSpec cluster;
-  std::string job;
-  int index = -1;
-  AF_RETURN_IF_ERROR(
-      ClusterSpec::FromTfConfig(std::getenv("TF_CONFIG"), &cluster, &job, &index));
+  std::string job = "worker";
+  int index = d.task;
+  if (d.cluster) {
+    cluster = *d.cluster;
+  } else {
+    AF_RETURN_IF_ERROR(
+        ClusterSpec::FromTfConfig(std::getenv("TF_CONFIG"), &cluster, &job, &index));
+  }
   report->task = ClusterSpec::TaskName(job, index);
   report->num_ps = cluster.num_tasks("ps");
   report->num_workers = cluster.num_tasks("worker");
@@ -71,8 +75,14 @@ Status TrainLanguageModelDistributed(const TrainOptions& o, const DistributedOpt
   const int64_t held_out_start = HeldOutStart(corpus);
   report->unigram_perplexity = UnigramPerplexity(corpus, o.model.vocab);
 
+  // Under TF_CONFIG the session sees the ps tasks and this process (as
+  // /job:localhost); a given cluster already names this worker's own task.
   ClusterSpec ps_cluster;
-  AF_RETURN_IF_ERROR(PsTasksOnly(cluster, &ps_cluster));
+  if (d.cluster) {
+    ps_cluster = cluster;
+  } else {
+    AF_RETURN_IF_ERROR(PsTasksOnly(cluster, &ps_cluster));
+  }
   SessionOptions session_options;
   session_options.cluster = ps_cluster;
   session_options.threads_per_device = o.threads;
@@ -80,7 +90,8 @@ Status TrainLanguageModelDistributed(const TrainOptions& o, const DistributedOpt
   session_options.setup_timeout_ms = 60000;
 
   ReplicaDeviceSetterOptions placement;
-  placement.worker_device = "/job:localhost/replica:0/task:0";
+  placement.worker_device =
+      d.cluster ? ClusterSpec::TaskName(job, index) : "/job:localhost/replica:0/task:0";
   placement.strategy = PsStrategy::kGreedyByBytes;
   std::unique_ptr<ReplicaDeviceSetter> setter;
   AF_RETURN_IF_ERROR(ReplicaDeviceSetter::FromCluster(ps_cluster, placement, &setter));
@@ -132,22 +143,36 @@ Status TrainLanguageModelDistributed(const TrainOptions& o, const DistributedOpt
   // words/s counts the steps after it.
   auto begin = Clock::now();
   int64_t timed_words = 0;
+  for (int t : ps_cluster.task_indices("ps"))
+    report->ps_traffic.push_back({ClusterSpec::TaskName("ps", t), 0, 0});
+  RunMetadata metadata;
   while (!session->ShouldStop()) {
     for (int64_t& s : starts) s = start(rng);
     FillWindows(corpus, starts, n, &inputs, &targets);
-    status = session->Run({{m.inputs, inputs}, {m.targets, targets}}, {m.train_loss, global_step},
-                          {}, &out);
+    status = session->Run(RunOptions{}, {{m.inputs, inputs}, {m.targets, targets}},
+                          {m.train_loss, global_step}, {}, &out, &metadata);
     if (!status.ok()) break;
     ++report->steps;
     report->words += static_cast<int64_t>(o.batch) * n;
-    if (report->steps == 1)
+    if (report->steps == 1) {
       begin = Clock::now();
-    else
+    } else {
       timed_words += static_cast<int64_t>(o.batch) * n;
+      for (DistributedReport::PsTraffic& ps : report->ps_traffic) {
+        ps.bytes_to += static_cast<double>(BytesTo(metadata.traffic, ps.task));
+        ps.bytes_from += static_cast<double>(BytesFrom(metadata.traffic, ps.task));
+      }
+    }
     report->global_step = out[1].scalar<int64_t>();
   }
   report->train_seconds = std::chrono::duration<double>(Clock::now() - begin).count();
   report->timed_words = timed_words;
+  if (report->steps > 1) {
+    for (DistributedReport::PsTraffic& ps : report->ps_traffic) {
+      ps.bytes_to /= static_cast<double>(report->steps - 1);
+      ps.bytes_from /= static_cast<double>(report->steps - 1);
+    }
+  }
   const CoordinationStats stats = protocol->stats();
   report->gradients_applied = stats.gradients_applied;
   report->gradients_dropped = stats.gradients_dropped;

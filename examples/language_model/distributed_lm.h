@@ -10,8 +10,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "core/cluster_spec.h"
 #include "core/status.h"
 #include "examples/language_model/lm_trainer.h"
 
@@ -20,6 +23,11 @@ namespace af::lm {
 struct DistributedOptions {
   std::string protocol = "sync";
   int64_t sync_timeout_ms = 30000;
+  // A cluster given here instead of TF_CONFIG, such as a virtual cluster's
+  // ClientSpec("worker", task) (actors/virtual_cluster.h): this client is
+  // worker `task` of it, and its compute runs on that task's device.
+  std::optional<ClusterSpec> cluster;
+  int task = 0;
 };
 
 struct DistributedReport {
@@ -34,6 +42,14 @@ struct DistributedReport {
   int64_t gradients_applied = 0, gradients_dropped = 0;  // this worker's, per variable
   int64_t variables_with_gradients = 0;
   std::string ps_load;                // bytes per ps task
+  // Per ps task, the mean bytes a timed step sent to it and received from
+  // it (RunMetadata::traffic): rows, not tables, when the gradients are
+  // sparse.
+  struct PsTraffic {
+    std::string task;
+    double bytes_to = 0, bytes_from = 0;
+  };
+  std::vector<PsTraffic> ps_traffic;
   double final_perplexity = 0;        // the chief only
   double unigram_perplexity = 0;
 };

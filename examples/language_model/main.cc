@@ -67,6 +67,20 @@ bool ParseFlags(int argc, char** argv, af::lm::TrainOptions* o,
   return true;
 }
 
+// [{"task":"/job:ps/replica:0/task:0","to":N,"from":M},...]: mean bytes
+// per timed step.
+std::string PsTrafficJson(const af::lm::DistributedReport& r) {
+  std::string json;
+  for (const auto& ps : r.ps_traffic) {
+    if (!json.empty()) json += ",";
+    char entry[200];
+    std::snprintf(entry, sizeof(entry), "{\"task\":\"%s\",\"to\":%.0f,\"from\":%.0f}",
+                  ps.task.c_str(), ps.bytes_to, ps.bytes_from);
+    json += entry;
+  }
+  return json;
+}
+
 int RunInCluster(const af::lm::TrainOptions& o, const af::lm::DistributedOptions& d) {
   af::lm::DistributedReport r;
   af::Status s = af::lm::TrainLanguageModelDistributed(o, d, &r);
@@ -87,13 +101,15 @@ int RunInCluster(const af::lm::TrainOptions& o, const af::lm::DistributedOptions
   std::printf("{\"example\":\"language_model\",\"task\":\"%s\",\"protocol\":\"%s\","
               "\"num_ps\":%d,\"num_workers\":%d,\"steps\":%lld,\"words_per_second\":%.1f,"
               "\"gradients_applied\":%lld,\"gradients_dropped\":%lld,\"variables\":%lld,"
-              "\"global_step\":%lld,\"final_perplexity\":%.2f,\"unigram_perplexity\":%.2f}\n",
+              "\"global_step\":%lld,\"final_perplexity\":%.2f,\"unigram_perplexity\":%.2f,"
+              "\"ps_bytes_per_step\":[%s]}\n",
               r.task.c_str(), d.protocol.c_str(), r.num_ps, r.num_workers,
               static_cast<long long>(r.steps), r.words_per_second(),
               static_cast<long long>(r.gradients_applied),
               static_cast<long long>(r.gradients_dropped),
               static_cast<long long>(r.variables_with_gradients),
-              static_cast<long long>(r.global_step), r.final_perplexity, r.unigram_perplexity);
+              static_cast<long long>(r.global_step), r.final_perplexity, r.unigram_perplexity,
+              PsTrafficJson(r).c_str());
   return 0;
 }
 

@@ -11,12 +11,14 @@
 #include <cstdio>
 #include <fstream>
 #include <future>
+#include <map>
 #include <set>
 #include <thread>
 
 #include <boost/test/unit_test.hpp>
 
 #include "tests/actors/session_test_util.h"
+#include "core/step_traffic.h"
 #include "tests/distributed/server_process.h"
 
 namespace af {
@@ -106,6 +108,24 @@ BOOST_AUTO_TEST_CASE(a_graph_spans_two_ps_and_two_workers_through_the_servers_ma
   for (const char* task : {"/job:ps/replica:0/task:0", "/job:ps/replica:0/task:1",
                            "/job:worker/replica:0/task:0", "/job:worker/replica:0/task:1"}) {
     BOOST_TEST(tasks.count(task) == 1u, task);
+  }
+  // The server's master reports every scalar that crossed between its
+  // tasks; y, fetched from ps 0, goes to the master in worker 0's process.
+  BOOST_TEST_MESSAGE(TrafficDebugString(metadata.traffic));
+  const std::string ps0 = "/job:ps/replica:0/task:0", ps1 = "/job:ps/replica:0/task:1",
+                    w0 = "/job:worker/replica:0/task:0", w1 = "/job:worker/replica:0/task:1";
+  const std::map<std::pair<std::string, std::string>, std::pair<uint64_t, uint64_t>> expected = {
+      {{ps0, w0}, {8, 2}},  // w0, and y fetched
+      {{ps1, w1}, {4, 1}},  // w1
+      {{w0, w1}, {4, 1}},   // x
+      {{w0, ps0}, {4, 1}},  // a
+      {{w1, ps0}, {4, 1}}}; // b
+  BOOST_TEST(metadata.traffic.size() == expected.size());
+  for (const TaskTraffic& entry : metadata.traffic) {
+    auto it = expected.find({entry.src, entry.dst});
+    BOOST_TEST_REQUIRE((it != expected.end()), entry.src << " -> " << entry.dst);
+    BOOST_TEST(entry.bytes == it->second.first, entry.src << " -> " << entry.dst);
+    BOOST_TEST(entry.tensors == it->second.second, entry.src << " -> " << entry.dst);
   }
   // The step cache lives in the server's master: the same signature again
   // adds no plan.
