@@ -88,6 +88,7 @@ Status TrainLanguageModelDistributed(const TrainOptions& o, const DistributedOpt
   session_options.threads_per_device = o.threads;
   session_options.default_timeout_ms = kRemoteTimeoutMs;
   session_options.setup_timeout_ms = 60000;
+  if (d.worker_lost_after_ms > 0) session_options.worker_lost_after_ms = d.worker_lost_after_ms;
 
   ReplicaDeviceSetterOptions placement;
   placement.worker_device =

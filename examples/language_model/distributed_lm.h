@@ -28,6 +28,9 @@ struct DistributedOptions {
   // worker `task` of it, and its compute runs on that task's device.
   std::optional<ClusterSpec> cluster;
   int task = 0;
+  // How long a task may leave heartbeats unanswered before it is lost
+  // (0: SessionOptions' default).
+  int64_t worker_lost_after_ms = 0;
 };
 
 struct DistributedReport {

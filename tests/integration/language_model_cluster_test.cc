@@ -64,6 +64,12 @@ void CheckExactAccounting(const std::string& protocol, int workers, int m, int s
     applied += w["gradients_applied"].number;
     dropped += w["gradients_dropped"].number;
     computed += w["steps"].number * variables;
+    // Each step's bytes to and from both ps tasks (RunMetadata::traffic).
+    BOOST_TEST_REQUIRE(w["ps_bytes_per_step"].array.size() == 2u);
+    for (const JsonValue& ps : w["ps_bytes_per_step"].array) {
+      BOOST_TEST(ps["to"].number > 0);
+      BOOST_TEST(ps["from"].number > 0);
+    }
   }
   BOOST_TEST(applied == m * steps * variables, protocol);
   BOOST_TEST(dropped == computed - applied, protocol);
