@@ -17,16 +17,22 @@ Status AdamOptimizer::Prepare(const Scope& scope, DataType dtype) {
   return Status::OK();
 }
 
-Status AdamOptimizer::ApplyDense(const Scope& scope, const Output& grad, const Output& var,
-                                 Operation* update) {
-  Output m, v;
-  AF_RETURN_IF_ERROR(GetOrMakeSlot(var, name(), 0.0, &m));
-  AF_RETURN_IF_ERROR(GetOrMakeSlot(var, name() + "_1", 0.0, &v));
+Status AdamOptimizer::Moments(const Output& var, Output* m, Output* v) {
+  AF_RETURN_IF_ERROR(GetOrMakeSlot(var, name(), 0.0, m));
+  AF_RETURN_IF_ERROR(GetOrMakeSlot(var, name() + "_1", 0.0, v));
   const DataType dtype = BaseType(var.type());
   if (BaseType(beta1_power_.type()) != dtype)
     return errors::InvalidArgument(name(), ": variable '", var.op().name(), "' is ",
                                    DataTypeString(dtype), " but the first variable was ",
                                    DataTypeString(BaseType(beta1_power_.type())));
+  return Status::OK();
+}
+
+Status AdamOptimizer::ApplyDense(const Scope& scope, const Output& grad, const Output& var,
+                                 Operation* update) {
+  Output m, v;
+  AF_RETURN_IF_ERROR(Moments(var, &m, &v));
+  const DataType dtype = BaseType(var.type());
   *update = ops::ApplyAdam(scope, var, m, v, beta1_power_, beta2_power_,
                            LearningRate(scope, dtype, learning_rate_), Hyper(scope, dtype, beta1_),
                            Hyper(scope, dtype, beta2_), Hyper(scope, dtype, epsilon_), grad,
@@ -37,13 +43,8 @@ Status AdamOptimizer::ApplyDense(const Scope& scope, const Output& grad, const O
 
 Status AdamOptimizer::SparseParts(const Scope& scope, const Output& var, Output* m, Output* v,
                                   Output* step_size) {
-  AF_RETURN_IF_ERROR(GetOrMakeSlot(var, name(), 0.0, m));
-  AF_RETURN_IF_ERROR(GetOrMakeSlot(var, name() + "_1", 0.0, v));
+  AF_RETURN_IF_ERROR(Moments(var, m, v));
   const DataType dtype = BaseType(var.type());
-  if (BaseType(beta1_power_.type()) != dtype)
-    return errors::InvalidArgument(name(), ": variable '", var.op().name(), "' is ",
-                                   DataTypeString(dtype), " but the first variable was ",
-                                   DataTypeString(BaseType(beta1_power_.type())));
   auto one = Hyper(scope, dtype, 1.0);
   *step_size = ops::Div(scope,
                         ops::Mul(scope, LearningRate(scope, dtype, learning_rate_),
@@ -73,27 +74,19 @@ Status AdamOptimizer::ApplySparse(const Scope& scope, const IndexedSlices& slice
   return scope.status();
 }
 
-// Only the gradient's rows: their moments are read, advanced and written
-// back, and the variable moves in those rows alone.
+// Only the gradient's rows: one SparseApplyAdam reads each row's moments,
+// advances them and moves the variable in one pass. Its ref inputs (var and
+// both slots) keep it on the variable's task, as ApplyAdam is.
 Status LazyAdamOptimizer::ApplySparse(const Scope& scope, const IndexedSlices& slices,
                                       const Output& var, Operation* update) {
-  Output m, v, step_size;
-  AF_RETURN_IF_ERROR(SparseParts(scope, var, &m, &v, &step_size));
+  Output m, v;
+  AF_RETURN_IF_ERROR(Moments(var, &m, &v));
   const DataType dtype = BaseType(var.type());
-  const Output& rows = slices.indices;
-  auto m_rows = ops::Add(
-      scope, ops::Mul(scope, ops::Gather(scope, m, rows), Hyper(scope, dtype, beta1_)),
-      ops::Mul(scope, slices.values, Hyper(scope, dtype, 1 - beta1_)));
-  auto v_rows = ops::Add(
-      scope, ops::Mul(scope, ops::Gather(scope, v, rows), Hyper(scope, dtype, beta2_)),
-      ops::Mul(scope, ops::Square(scope, slices.values), Hyper(scope, dtype, 1 - beta2_)));
-  auto m_write = ops::ScatterUpdate(scope, m, rows, m_rows);
-  auto v_write = ops::ScatterUpdate(scope, v, rows, v_rows);
-  auto denom = ops::Add(scope, ops::Sqrt(scope, v_rows), Hyper(scope, dtype, epsilon_));
-  auto var_write =
-      ops::ScatterSub(scope, var, rows, ops::Mul(scope, step_size, ops::Div(scope, m_rows, denom)));
-  *update = ops::NoOp(scope.WithControlDependencies(
-                          {m_write.operation, v_write.operation, var_write.operation}))
+  *update = ops::SparseApplyAdam(scope, var, m, v, beta1_power_, beta2_power_,
+                                 LearningRate(scope, dtype, learning_rate_),
+                                 Hyper(scope, dtype, beta1_), Hyper(scope, dtype, beta2_),
+                                 Hyper(scope, dtype, epsilon_), slices.values, slices.indices,
+                                 ops::SparseApplyAdam::UseNesterov(use_nesterov_))
                 .operation;
   return scope.status();
 }

@@ -7,7 +7,8 @@
 // Sparse gradients: AdamOptimizer decays every row's m and v each step, as
 // TensorFlow's does (so its sparse update still costs the whole table);
 // LazyAdamOptimizer (TensorFlow's LazyAdamOptimizer) updates m, v and the
-// variable only in the rows the gradient has: k rows' work, not V's.
+// variable only in the rows the gradient has: k rows' work, not V's, in one
+// SparseApplyAdam (our op; TensorFlow composes it from gathers and scatters).
 #pragma once
 
 #include "client/optimizers/optimizer.h"
@@ -35,6 +36,9 @@ class AdamOptimizer : public Optimizer {
   Status Finish(const Scope& scope, const std::vector<Operation>& updates,
                 Operation* finish) override;
 
+  // The slots of `var` (m, v), made on first use; `var` must have the
+  // beta powers' type.
+  Status Moments(const Output& var, Output* m, Output* v);
   // The slots of `var` and lr * sqrt(1 - b2^t) / (1 - b1^t).
   Status SparseParts(const Scope& scope, const Output& var, Output* m, Output* v,
                      Output* step_size);

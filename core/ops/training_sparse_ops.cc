@@ -1,7 +1,8 @@
 // Sparse optimizer updates (only the rows `indices` names move) and
 // FTRL-Proximal, dense and sparse. Each reads the variable and its slots
 // through reference edges and updates them in place; names, inputs, attrs
-// and defaults are TensorFlow's, so its GraphDefs run here.
+// and defaults are TensorFlow's, so its GraphDefs run here. SparseApplyAdam
+// is ours: TensorFlow's lazy Adam composes it from gathers and scatters.
 #include <cstdint>
 #include <initializer_list>
 #include <vector>
@@ -82,6 +83,33 @@ REGISTER_OP("SparseApplyAdagrad")
     .SetShapeFn([](InferenceContext* c) { return ApplyShapeWithGrad(c, {1}, {2}, 3, 4); })
     .Doc("For each row i named by indices, in order: accum[i] += grad^2; "
          "var[i] -= lr * grad / sqrt(accum[i]).");
+
+REGISTER_OP("SparseApplyAdam")
+    .Input("var: Ref(T)")
+    .Input("m: Ref(T)")
+    .Input("v: Ref(T)")
+    .Input("beta1_power: T")
+    .Input("beta2_power: T")
+    .Input("lr: T")
+    .Input("beta1: T")
+    .Input("beta2: T")
+    .Input("epsilon: T")
+    .Input("grad: T")
+    .Input("indices: Tindices")
+    .Output("out: Ref(T)")
+    .Attr("T: numbertype")
+    .Attr("Tindices: {int32, int64}")
+    .Attr("use_locking: bool = false")
+    .Attr("use_nesterov: bool = false")
+    .SetShapeFn([](InferenceContext* c) {
+      return ApplyShapeWithGrad(c, {1, 2}, {3, 4, 5, 6, 7, 8}, 9, 10);
+    })
+    .Doc("ApplyAdam's inputs plus indices; for each row i named by indices, in order: "
+         "m[i] = beta1 * m[i] + (1 - beta1) * grad; v[i] = beta2 * v[i] + (1 - beta2) * grad^2; "
+         "var[i] -= lr_t * m[i] / (sqrt(v[i]) + epsilon) with lr_t = lr * sqrt(1 - beta2_power) "
+         "/ (1 - beta1_power) (Nesterov: the new m[i] in that step replaced by beta1 * m[i] + "
+         "(1 - beta1) * grad, as in ApplyAdam). Rows not named keep var, m and v. Ours, not "
+         "TensorFlow's (which has no sparse Adam op): the fused form of LazyAdam's row update.");
 
 REGISTER_OP("SparseApplyRMSProp")
     .Input("var: Ref(T)")

@@ -1,12 +1,14 @@
 // One optimizer step on a contiguous span of a variable and its slots: the
-// math of Momentum, Adagrad, RMSProp and FTRL-Proximal, written once so that
-// a dense kernel (the span is a shard of the whole tensor) and a sparse one
-// (the span is one row named by an index) cannot drift apart.
+// math of Momentum, Adam, Adagrad, RMSProp and FTRL-Proximal, written once
+// so that a dense kernel (the span is a shard of the whole tensor) and a
+// sparse one (the span is one row named by an index) cannot drift apart.
 //
 // Spans are Eigen maps, so each update is vectorized and allocates nothing.
 // The variable, its slots and the gradient never overlap.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "kernels/eigen_core.h"
@@ -27,6 +29,36 @@ void MomentumRow(T* var, T* accum, const T* grad, int64_t n, T lr, T momentum, b
     v -= g * lr + a * momentum * lr;
   } else {
     v -= lr * a;
+  }
+}
+
+// Adam's step size for the moments' bias: lr * sqrt(1 - beta2^t) / (1 - beta1^t).
+template <typename T>
+T AdamStepSize(T lr, T beta1_power, T beta2_power) {
+  return lr * std::sqrt(T(1) - beta2_power) / (T(1) - beta1_power);
+}
+
+// m += (g - m) * (1 - beta1) is beta1 * m + (1 - beta1) * g within
+// rounding, in ApplyAdam's (and TensorFlow's) order of operations. A dense
+// shard is far larger than the caches, so the three passes run a block at
+// a time: each block's m and v are still in L1 when var reads them, and
+// the shard goes through memory once, not three times.
+template <typename T>
+void AdamRow(T* var, T* m, T* v, const T* grad, int64_t n, T lr_t, T beta1, T beta2, T epsilon,
+             bool nesterov) {
+  constexpr int64_t kBlock = 1024;
+  const T a1 = T(1) - beta1, a2 = T(1) - beta2;
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t len = std::min(kBlock, n - b);
+    RowSpan<T> w(var + b, len), mean(m + b, len), second(v + b, len);
+    ConstRowSpan<T> g(grad + b, len);
+    mean += (g - mean) * a1;
+    second += (g.square() - second) * a2;
+    if (nesterov) {
+      w -= ((g * a1 + beta1 * mean) * lr_t) / (second.sqrt() + epsilon);
+    } else {
+      w -= (mean * lr_t) / (second.sqrt() + epsilon);
+    }
   }
 }
 

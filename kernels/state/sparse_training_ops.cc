@@ -1,7 +1,8 @@
-// SparseApplyMomentum, SparseApplyAdagrad, SparseApplyRMSProp: the fused
-// optimizer updates on only the rows a sparse gradient names (an embedding
-// step touches k rows of a V-row table, not V). Rows are updated in index
-// order, a repeated index again, as TensorFlow does.
+// SparseApplyMomentum, SparseApplyAdagrad, SparseApplyAdam,
+// SparseApplyRMSProp: the fused optimizer updates on only the rows a sparse
+// gradient names (an embedding step touches k rows of a V-row table, not
+// V). Rows are updated in index order, a repeated index again, as
+// TensorFlow does (SparseApplyAdam is ours: lazy Adam's rows in one pass).
 #include <cstdint>
 
 #include "core/kernel_registry.h"
@@ -81,6 +82,46 @@ class SparseApplyAdagradOp : public state::SparseApplyOpBase {
 };
 
 template <typename T, typename Index>
+class SparseApplyAdamOp : public state::SparseApplyOpBase {
+ public:
+  explicit SparseApplyAdamOp(OpKernelConstruction* ctx) : SparseApplyOpBase(ctx) {
+    ctx->SetStatus(ctx->GetAttr("use_nesterov", &use_nesterov_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    {
+      state::RefInputLocks lock(ctx, {0, 1, 2}, use_locking_);
+      Tensor* refs[3];
+      OP_REQUIRES_OK(ctx,
+                     CheckSparseInputs<Index>(ctx, {0, 1, 2}, {3, 4, 5, 6, 7, 8}, 9, 10, refs));
+      T* var = refs[0]->data<T>();
+      T* m = refs[1]->data<T>();
+      T* v = refs[2]->data<T>();
+      const T lr_t = state::AdamStepSize(ctx->input(5).scalar<T>(), ctx->input(3).scalar<T>(),
+                                         ctx->input(4).scalar<T>());
+      const T beta1 = ctx->input(6).scalar<T>();
+      const T beta2 = ctx->input(7).scalar<T>();
+      const T epsilon = ctx->input(8).scalar<T>();
+      const T* grad = ctx->input(9).data<T>();
+      const bool nesterov = use_nesterov_;
+      // Three tensors' rows per index, so more of each row is prefetched
+      // than the first line the other kernels ask for.
+      const int64_t ahead = state::PrefetchElements<T>(state::RowElements(*refs[0]));
+      state::ForEachIndexedRow<Index>(
+          ctx, ctx->input(10), state::RowElements(*refs[0]), 20,
+          [=](int64_t at, int64_t g, int64_t n) {
+            state::AdamRow(var + at, m + at, v + at, grad + g, n, lr_t, beta1, beta2, epsilon,
+                           nesterov);
+          },
+          [=](int64_t at) { state::PrefetchRowsForWrite(ahead, var + at, m + at, v + at); });
+    }
+    state::ForwardRefInputToRefOutput(ctx, 0, 0);
+  }
+
+ private:
+  bool use_nesterov_ = false;
+};
+
+template <typename T, typename Index>
 class SparseApplyRMSPropOp : public state::SparseApplyOpBase {
  public:
   using state::SparseApplyOpBase::SparseApplyOpBase;
@@ -123,6 +164,11 @@ class SparseApplyRMSPropOp : public state::SparseApplyOpBase {
                               .TypeConstraint<T>("T")             \
                               .TypeConstraint<Index>("Tindices"), \
                           SparseApplyAdagradOp<T, Index>);        \
+  REGISTER_KERNEL_BUILDER(KernelDefBuilder("SparseApplyAdam")     \
+                              .Device(DEVICE_CPU)                 \
+                              .TypeConstraint<T>("T")             \
+                              .TypeConstraint<Index>("Tindices"), \
+                          SparseApplyAdamOp<T, Index>);           \
   REGISTER_KERNEL_BUILDER(KernelDefBuilder("SparseApplyRMSProp")  \
                               .Device(DEVICE_CPU)                 \
                               .TypeConstraint<T>("T")             \

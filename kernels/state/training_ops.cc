@@ -1,7 +1,6 @@
 // Fused optimizer updates (ApplyGradientDescent, ApplyMomentum, ApplyAdam,
 // ApplyAdagrad, ApplyRMSProp) with TensorFlow's formulas, updating the
 // variable and its slots in place.
-#include <cmath>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -84,31 +83,11 @@ class ApplyAdamOp : public state::ApplyOpBase {
       const T beta2 = ctx->input(7).scalar<T>();
       const T epsilon = ctx->input(8).scalar<T>();
       const T* grad = ctx->input(9).data<T>();
-      const T one(1);
-      const T lr_t = lr * std::sqrt(one - beta2_power) / (one - beta1_power);
+      const T lr_t = state::AdamStepSize(lr, beta1_power, beta2_power);
       const bool nesterov = use_nesterov_;
-      // The variable, its slots and the gradient never share storage;
-      // saying so (and keeping the Nesterov branch out of the loop) lets
-      // the compiler vectorise the update.
       state::ParallelUpdate(ctx, refs[0]->NumElements(), 20, [=](int64_t b, int64_t e) {
-        T* __restrict__ w = var;
-        T* __restrict__ mean = m;
-        T* __restrict__ var2 = v;
-        const T* __restrict__ g = grad;
-        const T a1 = one - beta1, a2 = one - beta2;
-        if (nesterov) {
-          for (int64_t i = b; i < e; ++i) {
-            mean[i] += (g[i] - mean[i]) * a1;
-            var2[i] += (g[i] * g[i] - var2[i]) * a2;
-            w[i] -= ((g[i] * a1 + beta1 * mean[i]) * lr_t) / (std::sqrt(var2[i]) + epsilon);
-          }
-        } else {
-          for (int64_t i = b; i < e; ++i) {
-            mean[i] += (g[i] - mean[i]) * a1;
-            var2[i] += (g[i] * g[i] - var2[i]) * a2;
-            w[i] -= (mean[i] * lr_t) / (std::sqrt(var2[i]) + epsilon);
-          }
-        }
+        state::AdamRow(var + b, m + b, v + b, grad + b, e - b, lr_t, beta1, beta2, epsilon,
+                       nesterov);
       });
     }
     state::ForwardRefInputToRefOutput(ctx, 0, 0);

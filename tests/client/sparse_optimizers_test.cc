@@ -1,13 +1,15 @@
-// The sparse updates of Momentum, Adagrad, RMSProp and Ftrl: an
+// The sparse updates of Momentum, Adagrad, LazyAdam, RMSProp and Ftrl: an
 // IndexedSlices gradient with a repeated index moves only its rows, each
 // as the per-coordinate formula says for the repeat's sum, and those rows
 // as the equivalent dense gradient moves them. Rows it lacks keep their
-// value (dense Momentum and Adagrad leave them too; dense RMSProp and Ftrl
-// would still move them, which is why the sparse ops exist).
+// value (dense Momentum, Adagrad and Adam leave them too, their moments
+// being zero there; dense RMSProp and Ftrl would still move them, which is
+// why the sparse ops exist).
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "client/client_session.h"
 #include "client/optimizers/optimizers.h"
 #include "client/standard_ops.h"
+#include "core/node_def_util.h"
 
 namespace af {
 namespace {
@@ -84,6 +87,17 @@ void FtrlStep(double lr, double power, double l1, double l2, double shrinkage, d
   accum = new_accum;
 }
 
+// s: m, v, beta1^t, beta2^t.
+void AdamStep(double lr, double b1, double b2, double eps, double& w, double g,
+              std::vector<double>& s) {
+  double &m = s[0], &v = s[1], &p1 = s[2], &p2 = s[3];
+  m = b1 * m + (1 - b1) * g;
+  v = b2 * v + (1 - b2) * g * g;
+  w -= lr * std::sqrt(1 - p2) / (1 - p1) * m / (std::sqrt(v) + eps);
+  p1 *= b1;
+  p2 *= b2;
+}
+
 std::vector<Case> Cases() {
   std::vector<Case> cases;
   for (bool nesterov : {false, true}) {
@@ -107,6 +121,16 @@ std::vector<Case> Cases() {
                    },
                    "SparseApplyAdagrad",
                    "ApplyAdagrad",
+                   true});
+  // Slots m, v and the beta powers the step sees (b^t), which advance after it.
+  cases.push_back({"LazyAdam",
+                   [] { return std::make_unique<LazyAdamOptimizer>(0.1, 0.9, 0.999, 1e-8); },
+                   {0.0, 0.0, 0.9, 0.999},
+                   [](double& w, double g, std::vector<double>& s) {
+                     AdamStep(0.1, 0.9, 0.999, 1e-8, w, g, s);
+                   },
+                   "SparseApplyAdam",
+                   "ApplyAdam",
                    true});
   cases.push_back({"RMSProp",
                    [] { return std::make_unique<RMSPropOptimizer>(0.1, 0.9, 0.5, 1e-10); },
@@ -205,6 +229,73 @@ BOOST_AUTO_TEST_CASE(sparse_rows_move_as_the_formula_and_as_dense_others_stay) {
                        got << " vs dense " << dense.data<double>()[i]);
           }
         }
+      }
+    }
+  }
+}
+
+// LazyAdam's update of each sparse variable is one fused op on the
+// variable's rows (no gather/scatter composition left), and two steps with a
+// repeated index move each touched row as Adam does for the repeat's sum.
+BOOST_AUTO_TEST_CASE(lazy_adam_is_one_sparse_apply_adam_per_variable) {
+  Scope root = Scope::NewRootScope();
+  Variable w1(root.WithOpName("lazy_w1"), Input::Initializer(InitialVar()));
+  Variable w2(root.WithOpName("lazy_w2"), Input::Initializer(InitialVar()));
+  const double lr = 0.05, b1 = 0.8, b2 = 0.99, eps = 1e-6;
+  LazyAdamOptimizer adam(lr, b1, b2, eps);
+  Operation train;
+  Status s = adam.ApplyGradients(
+      root, {{SparseGradient(root, DT_INT32), w1.var}, {SparseGradient(root, DT_INT64), w2.var}},
+      Output(), &train);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  std::map<std::string, int> updates_of;
+  for (const Node* n : root.graph()->nodes()) {
+    const std::string& op = n->type_string();
+    BOOST_TEST(op != "ScatterUpdate", n->name());
+    BOOST_TEST(op != "ScatterSub", n->name());
+    BOOST_TEST(op != "Gather", n->name());
+    if (op != "SparseApplyAdam") continue;
+    // Inputs 0..2 are the variable and its slots, all by reference.
+    const auto input = [&](int i) {
+      const Edge* e = nullptr;
+      BOOST_TEST_REQUIRE(n->input_edge(i, &e).ok());
+      BOOST_TEST(IsRefType(n->input_type(i)));
+      return e->src()->name();
+    };
+    const std::string var = input(0);
+    ++updates_of[var];
+    BOOST_TEST(input(1) == var + "/LazyAdam");
+    BOOST_TEST(input(2) == var + "/LazyAdam_1");
+    // Colocated with the variable, so a device setter's ps task runs it.
+    std::vector<std::string> groups;
+    BOOST_TEST_REQUIRE(GetNodeAttr(n->def(), "_class", &groups).ok());
+    BOOST_TEST(groups == std::vector<std::string>{"loc:@" + var});
+  }
+  BOOST_TEST(updates_of.size() == 2u);
+  BOOST_TEST(updates_of["lazy_w1"] == 1);
+  BOOST_TEST(updates_of["lazy_w2"] == 1);
+
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  s = session.Run({}, {}, {GlobalVariablesInitializer(root)}, &out);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  for (int i = 0; i < kSteps; ++i) {
+    s = session.Run({}, {}, {train}, &out);
+    BOOST_TEST_REQUIRE(s.ok(), s);
+  }
+  s = session.Run({w1.var, w2.var}, &out);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  const Tensor w0 = InitialVar(), g = DenseGradient();
+  for (int i = 0; i < kRows * kDim; ++i) {
+    double want = w0.data<double>()[i];
+    if (Touched(i / kDim)) {
+      std::vector<double> slots = {0.0, 0.0, b1, b2};
+      for (int t = 0; t < kSteps; ++t) AdamStep(lr, b1, b2, eps, want, g.data<double>()[i], slots);
+    }
+    for (const Tensor& got : out) {
+      BOOST_TEST_CONTEXT("element " << i) {
+        BOOST_TEST(std::fabs(got.data<double>()[i] - want) < 1e-12,
+                   got.data<double>()[i] << " vs " << want);
       }
     }
   }

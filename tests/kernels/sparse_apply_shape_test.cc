@@ -67,6 +67,17 @@ BOOST_AUTO_TEST_CASE(shape_functions) {
              Code::INVALID_ARGUMENT);
   BOOST_TEST(momentum(PartialTensorShape({3, 5}), PartialTensorShape({3}), PartialTensorShape({1}))
                  .code() == Code::INVALID_ARGUMENT);
+  // SparseApplyAdam: var, m and v merge; its six hyper-parameters are inputs 3..8.
+  const auto adam = [&](PartialTensorShape beta1) {
+    return InferOutput(
+        "SparseApplyAdam",
+        {PartialTensorShape({-1, 5}), PartialTensorShape({7, -1}), unknown, scalar, scalar, scalar,
+         std::move(beta1), scalar, scalar, PartialTensorShape({3, 5}), PartialTensorShape({3})},
+        &out);
+  };
+  AF_EXPECT_OK(adam(scalar));
+  BOOST_TEST(out == PartialTensorShape({7, 5}));
+  BOOST_TEST(adam(PartialTensorShape({1})).code() == Code::INVALID_ARGUMENT);
   // Dense FTRL: var, accum, linear and grad merge.
   AF_EXPECT_OK(InferOutput("ApplyFtrlV2",
                            {PartialTensorShape({-1, 5}), unknown, PartialTensorShape({7, -1}),

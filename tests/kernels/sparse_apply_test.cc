@@ -1,5 +1,6 @@
-// SparseApplyMomentum, SparseApplyAdagrad, SparseApplyRMSProp and FTRL
-// (ApplyFtrl, ApplyFtrlV2 and their sparse forms) against the formulas
+// SparseApplyMomentum, SparseApplyAdagrad, SparseApplyAdam,
+// SparseApplyRMSProp and FTRL (ApplyFtrl, ApplyFtrlV2 and their sparse
+// forms) against the formulas
 // applied in double precision one index at a time, in index order, a
 // repeated index again; and their checks, which change nothing when they
 // fail. Their shape functions are in sparse_apply_shape_test.cc.
@@ -27,8 +28,10 @@ const std::vector<int64_t> kRepeated = {3, 1, 3, 6, 0, 3};
 // from the same numbers.
 constexpr double kLr = 0.25, kMomentum = 0.875, kRho = 0.875, kEpsilon = 1.0 / 1024, kL1 = 0.25,
                  kL2 = 0.125, kShrinkage = 0.0625;
+// Adam's beta powers as after a few steps, so that lr_t differs from lr.
+constexpr double kBeta1 = 0.875, kBeta2 = 1 - 1.0 / 1024, kBeta1Power = 0.5, kBeta2Power = 0.75;
 
-enum class Algo { kMomentum, kAdagrad, kRMSProp, kFtrl };
+enum class Algo { kMomentum, kAdagrad, kAdam, kRMSProp, kFtrl };
 
 // One op and its attrs; Op(false) is its dense twin.
 struct OpCase {
@@ -42,6 +45,7 @@ struct OpCase {
   std::string Op(bool sparse) const {
     const char* dense = algo == Algo::kMomentum  ? "ApplyMomentum"
                         : algo == Algo::kAdagrad ? "ApplyAdagrad"
+                        : algo == Algo::kAdam    ? "ApplyAdam"
                         : algo == Algo::kRMSProp ? "ApplyRMSProp"
                         : v2                     ? "ApplyFtrlV2"
                                                  : "ApplyFtrl";
@@ -51,6 +55,7 @@ struct OpCase {
   std::vector<std::pair<std::string, bool>> Attrs() const {
     switch (algo) {
       case Algo::kMomentum:
+      case Algo::kAdam:
         return {{"use_nesterov", nesterov}};
       case Algo::kAdagrad:
         return {{"update_slots", update_slots}};
@@ -75,6 +80,7 @@ std::vector<OpCase> AllCases() {
     cases.push_back({.algo = Algo::kMomentum, .nesterov = nesterov});
   for (bool update : {true, false})
     cases.push_back({.algo = Algo::kAdagrad, .update_slots = update});
+  for (bool nesterov : {false, true}) cases.push_back({.algo = Algo::kAdam, .nesterov = nesterov});
   cases.push_back({.algo = Algo::kRMSProp});
   for (bool v2 : {false, true})
     for (bool by_lr : {false, true})
@@ -88,6 +94,7 @@ std::vector<OpCase> AllCases() {
 std::vector<OpCase> OnePerOp() {
   return {{.algo = Algo::kMomentum},
           {.algo = Algo::kAdagrad},
+          {.algo = Algo::kAdam},
           {.algo = Algo::kRMSProp},
           {.algo = Algo::kFtrl},
           {.algo = Algo::kFtrl, .v2 = true}};
@@ -124,6 +131,10 @@ std::vector<std::vector<double>> InitialSlots(const OpCase& c, uint32_t seed) {
     case Algo::kAdagrad:
       s.push_back(Random(kVarShape, seed + 1, 0.5, 1.5));
       break;
+    case Algo::kAdam:
+      s.push_back(Random(kVarShape, seed + 1, -1, 1));
+      s.push_back(Random(kVarShape, seed + 2, 0, 1));
+      break;
     case Algo::kRMSProp:
       s.push_back(Random(kVarShape, seed + 1, 0, 1));
       s.push_back(Random(kVarShape, seed + 2, -1, 1));
@@ -154,6 +165,11 @@ std::vector<Tensor> ValueInputs(const OpCase& c, const Tensor& grad, const Tenso
       break;
     case Algo::kAdagrad:
       in.push_back(s(lr));
+      grad_and_indices();
+      break;
+    case Algo::kAdam:
+      in.insert(in.end(),
+                {s(kBeta1Power), s(kBeta2Power), s(lr), s(kBeta1), s(kBeta2), s(kEpsilon)});
       grad_and_indices();
       break;
     case Algo::kRMSProp:
@@ -213,6 +229,16 @@ void ReferenceApply(const OpCase& c, std::vector<std::vector<double>>* slots,
           double& a = s[1][e];
           if (c.update_slots) a += g * g;
           var -= lr * g / std::sqrt(a);
+          break;
+        }
+        case Algo::kAdam: {
+          // The textbook form, not the kernels' m += (g - m) * (1 - beta1).
+          double &m = s[1][e], &v = s[2][e];
+          const double lr_t = lr * std::sqrt(1 - kBeta2Power) / (1 - kBeta1Power);
+          m = kBeta1 * m + (1 - kBeta1) * g;
+          v = kBeta2 * v + (1 - kBeta2) * g * g;
+          const double step = c.nesterov ? kBeta1 * m + (1 - kBeta1) * g : m;
+          var -= lr_t * step / (std::sqrt(v) + kEpsilon);
           break;
         }
         case Algo::kRMSProp: {
