@@ -13,6 +13,16 @@ std::vector<Output> Vars(const Scope& scope, const char* collection) {
   return out;
 }
 
+// A variable's shape must be known when the graph is built; false (with
+// the scope's status set) when it is not.
+bool ShapeIsKnown(const Scope& scope, const PartialTensorShape& shape) {
+  if (shape.IsFullyDefined()) return true;
+  scope.UpdateStatus(errors::InvalidArgument(
+      "Variable: the shape ", shape.DebugString(),
+      " is not fully known; give the variable an explicit shape"));
+  return false;
+}
+
 }  // namespace
 
 Variable::Variable(const Scope& scope, const Input& initial_value, bool trainable) {
@@ -35,13 +45,7 @@ Variable::Variable(const Scope& scope, const Input& initial_value, bool trainabl
 
 Variable::Variable(const Scope& scope, const PartialTensorShape& shape, DataType dtype,
                    const Input& initial_value, bool trainable) {
-  if (!scope.ok()) return;
-  if (!shape.IsFullyDefined()) {
-    scope.UpdateStatus(errors::InvalidArgument(
-        "Variable: the shape ", shape.DebugString(),
-        " is not fully known; give the variable an explicit shape"));
-    return;
-  }
+  if (!scope.ok() || !ShapeIsKnown(scope, shape)) return;
   auto v = ops::VariableV2(scope, shape, dtype);
   if (!scope.ok()) return;
   *this = Variable(scope, v, initial_value, trainable);
@@ -62,13 +66,7 @@ Variable::Variable(const Scope& scope, const ops::VariableV2& v, const Input& in
 
 Variable::Variable(const Scope& scope, const PartialTensorShape& shape, DataType dtype,
                    const InitialValueFn& make_initial_value, bool trainable) {
-  if (!scope.ok()) return;
-  if (!shape.IsFullyDefined()) {
-    scope.UpdateStatus(errors::InvalidArgument(
-        "Variable: the shape ", shape.DebugString(),
-        " is not fully known; give the variable an explicit shape"));
-    return;
-  }
+  if (!scope.ok() || !ShapeIsKnown(scope, shape)) return;
   auto v = ops::VariableV2(scope, shape, dtype);
   if (!scope.ok()) return;
   const Output value =
