@@ -297,17 +297,81 @@ Status GatherGrad(const Scope& s, const Operation& op, const Grads& g,
 }
 REGISTER_SPARSE_GRADIENT_OP("Gather", GatherGrad);
 
+// A batched gather (batch_dims B > 0, axis a >= B): each of the nb
+// batches (params' first B dims, flattened) gathered from its own block of
+// n = params[a] slices. Moving axis a to position B (and the gradient's
+// index dims with it) makes every batch gather along B; offsetting batch
+// b's indices by b * n then turns the whole thing into one scatter of rows
+// into nb * n slices. Needs both ranks when the graph is built.
+Status BatchGatherGrad(const Scope& s, const Output& params, const Output& indices,
+                       int64_t batch_dims, int64_t axis, const Output& g, Output* params_grad) {
+  const int rank = params.shape().dims(), index_rank = indices.shape().dims();
+  if (rank < 0 || index_rank < 0)
+    return errors::Unimplemented("the gradient of a batched gather needs the ranks of params "
+                                 "and indices at graph-building time");
+  if (batch_dims < 0) batch_dims += index_rank;
+  if (axis < 0) axis += rank;
+  if (batch_dims < 0 || batch_dims > index_rank || axis < batch_dims || axis >= rank)
+    return errors::InvalidArgument("GatherV2 gradient: batch_dims ", batch_dims, " and axis ",
+                                   axis, " do not fit params of rank ", rank,
+                                   " and indices of rank ", index_rank);
+  const int64_t b = batch_dims, m = index_rank - batch_dims;
+  // params dims, with axis moved to position B; g's dims to match.
+  std::vector<int64_t> params_perm, g_perm;
+  for (int64_t d = 0; d < b; ++d) params_perm.push_back(d);
+  params_perm.push_back(axis);
+  for (int64_t d = b; d < rank; ++d)
+    if (d != axis) params_perm.push_back(d);
+  for (int64_t d = 0; d < b; ++d) g_perm.push_back(d);
+  for (int64_t d = 0; d < m; ++d) g_perm.push_back(axis + d);
+  for (int64_t d = b; d < axis; ++d) g_perm.push_back(d);
+  for (int64_t d = axis + m; d < rank - 1 + m; ++d) g_perm.push_back(d);
+  const DataType itype = indices.type();
+  auto params_shape = ShapeOf(s, params);
+  auto moved_shape = ops::Gather(s, params_shape, IndexVector(s, DT_INT32, params_perm));
+  auto batch_shape = ops::Slice(s, moved_shape, IndexVector(s, DT_INT32, {0}),
+                                IndexVector(s, DT_INT32, {b}));
+  auto rest_shape = ops::Slice(s, moved_shape, IndexVector(s, DT_INT32, {b + 1}),
+                               IndexVector(s, DT_INT32, {-1}));
+  auto num_batches = ops::Prod(s, batch_shape, IndexVector(s, DT_INT32, {0}));
+  auto n = ops::Reshape(s, ops::Slice(s, moved_shape, IndexVector(s, DT_INT32, {b}),
+                                      IndexVector(s, DT_INT32, {1})),
+                        IndexVector(s, DT_INT32, {}));
+  // Batch k's indices + k * n, flattened.
+  auto per_batch = ops::Reshape(s, indices, ops::ConcatV2(s, {ops::Reshape(s, num_batches,
+                                                                        IndexVector(s, DT_INT32, {1})),
+                                                               IndexVector(s, DT_INT32, {-1})},
+                                                          0));
+  auto offsets = ops::Mul(s, ops::Range(s, ScalarOfType(s, itype, 0),
+                                        ops::Cast(s, num_batches, itype), ScalarOfType(s, itype, 1)),
+                          ops::Cast(s, n, itype));
+  auto flat_ids = ops::Reshape(
+      s, ops::Add(s, per_batch, ops::ExpandDims(s, offsets, ScalarOfType(s, DT_INT32, 1))),
+      IndexVector(s, itype, {-1}));
+  auto moved_g = ops::Transpose(s, g, IndexVector(s, DT_INT32, g_perm));
+  auto rows = ops::Reshape(s, moved_g,
+                           ops::ConcatV2(s, {IndexVector(s, DT_INT32, {-1}), rest_shape}, 0));
+  auto summed = ops::UnsortedSegmentSum(s, rows, flat_ids, ops::Mul(s, num_batches, n));
+  auto moved_grad = ops::Reshape(s, summed, moved_shape);
+  std::vector<int64_t> back(rank);
+  for (int d = 0; d < rank; ++d) back[params_perm[d]] = d;
+  *params_grad = ops::Transpose(s, moved_grad, IndexVector(s, DT_INT32, back));
+  return s.status();
+}
+
 Status GatherV2Grad(const Scope& s, const Operation& op, const Grads& g,
                     std::vector<GradientValue>* out) {
   int64_t batch_dims = 0;
   GetAttr(op, "batch_dims", &batch_dims).ok();
-  if (batch_dims != 0)
-    return errors::Unimplemented("the gradient of GatherV2 with batch_dims=", batch_dims,
-                                 " is not supported");
   std::vector<int64_t> axis;
   if (!ConstantInts(op.input(2), &axis) || axis.size() != 1)
     return errors::Unimplemented("the gradient of GatherV2 needs a constant scalar axis");
-  if (axis[0] == 0) {
+  if (batch_dims != 0) {
+    Output params_grad;
+    AF_RETURN_IF_ERROR(BatchGatherGrad(s, op.input(0), op.input(1), batch_dims, axis[0], g[0],
+                                       &params_grad));
+    out->push_back(params_grad);
+  } else if (axis[0] == 0) {
     out->push_back(GatheredRows(s, op.input(0), op.input(1), g[0]));
   } else {
     Output params_grad;

@@ -140,6 +140,27 @@ BOOST_AUTO_TEST_CASE(gather) {
              }) < kTol);
 }
 
+BOOST_AUTO_TEST_CASE(gather_with_batch_dims) {
+  // Each batch row gathers from its own params row; repeats sum.
+  BOOST_TEST(Check({2, 4, 3}, [](const Scope& s, const Output& x) -> Output {
+               return ops::GatherV2(s, x, {{3, 1, 3}, {0, 0, 2}}, 1,
+                                    ops::GatherV2::BatchDims(1));
+             }) < kTol);
+  // A gather axis after the batch dims, and int64 indices of rank 3.
+  BOOST_TEST(Check({2, 3, 4}, [](const Scope& s, const Output& x) -> Output {
+               Tensor idx(DT_INT64, TensorShape{2, 2, 2});
+               const int64_t v[] = {3, 0, 1, 1, 2, 2, 0, 3};
+               std::copy(v, v + 8, idx.data<int64_t>());
+               return ops::GatherV2(s, x, ops::Const(s, Input::Initializer(idx)), 2,
+                                    ops::GatherV2::BatchDims(1));
+             }) < kTol);
+  // Two batch dims, negative batch_dims and axis.
+  BOOST_TEST(Check({2, 2, 3, 2}, [](const Scope& s, const Output& x) -> Output {
+               return ops::GatherV2(s, x, {{{2, 0}, {1, 1}}, {{0, 2}, {2, 2}}}, -2,
+                                    ops::GatherV2::BatchDims(-1));
+             }) < kTol);
+}
+
 BOOST_AUTO_TEST_CASE(unsorted_segment_sum) {
   // A negative id drops its row, which gets no gradient.
   BOOST_TEST(Check({4, 3}, [](const Scope& s, const Output& x) -> Output {
