@@ -20,8 +20,6 @@ namespace af {
 namespace {
 
 // How long a waiter spins before it sleeps: about one cached step.
-constexpr auto kSpinTime = std::chrono::microseconds(50);
-
 // Spinning threads beyond the cores would take them from the actors that
 // are about to answer, so at most this many waiters spin at once.
 int MaxSpinners() {
@@ -52,10 +50,10 @@ void Completion::Notify() {
   if (sleepers_.load(std::memory_order_seq_cst) != 0) FutexWakeAll(&state_);
 }
 
-bool Completion::WaitUntil(Clock::time_point deadline) {
+bool Completion::WaitUntil(Clock::time_point deadline, std::chrono::microseconds spin) {
   if (IsDone()) return true;
   if (g_spinners.fetch_add(1, std::memory_order_relaxed) < MaxSpinners()) {
-    const auto spin_end = Clock::now() + kSpinTime;
+    const auto spin_end = Clock::now() + spin;
     for (int i = 1;; ++i) {
       if (IsDone()) break;
       AF_CPU_RELAX();

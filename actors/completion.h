@@ -16,8 +16,10 @@ class Completion {
 
   // Marks the completion done and wakes the waiter. Call once.
   void Notify();
-  // True once Notify ran; false if `deadline` passed first.
-  bool WaitUntil(Clock::time_point deadline);
+  // True once Notify ran; false if `deadline` passed first. Spins for
+  // `spin` first (when few threads spin already), then sleeps.
+  bool WaitUntil(Clock::time_point deadline,
+                 std::chrono::microseconds spin = std::chrono::microseconds(50));
   bool IsDone() const { return state_.load(std::memory_order_acquire) != 0; }
 
  private:

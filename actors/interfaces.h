@@ -56,6 +56,10 @@ using push_batch_atom = caf::atom_constant<caf::atom("afpushes")>;
 using flush_atom = caf::atom_constant<caf::atom("afflush")>;
 using auth_atom = caf::atom_constant<caf::atom("afauth")>;    // handshake: hello
 using proof_atom = caf::atom_constant<caf::atom("afproof")>;  // handshake: proof
+// The direct step path (actors/worker/direct_steps.h): a lane RunGraph
+// the worker actor must run, and a RunGraph reply for a master.
+using direct_run_atom = caf::atom_constant<caf::atom("afdirrun")>;
+using direct_reply_atom = caf::atom_constant<caf::atom("afdirrep")>;
 using version_atom = caf::atom_constant<caf::atom("afversion")>;  // actors/transport/wire_handshake.h
 
 // A worker of the session and the devices it owns.
@@ -107,6 +111,7 @@ using worker_actor = caf::typed_actor<
     caf::reacts_to<dereg_atom, int64_t, int64_t>,  // session, handle
     caf::replies_to<run_graph_atom, wire::RunGraphRequest>::with<wire::RunGraphResponse>,
     caf::reacts_to<push_atom, wire::TensorPush>,
+    caf::reacts_to<direct_run_atom, uint64_t, wire::RunGraphRequest>,
     caf::reacts_to<push_batch_atom, wire::TensorPushBatch>,
     // This worker's own request to flush a push outbox (its id).
     caf::reacts_to<flush_atom, uint64_t>,
@@ -175,7 +180,9 @@ using master_actor = caf::typed_actor<caf::reacts_to<init_atom, std::shared_ptr<
                                       caf::reacts_to<containers_atom,
                                                      std::shared_ptr<ContainerCall>>,
                                       caf::reacts_to<stats_atom, std::shared_ptr<StatsCall>>,
-                                      caf::reacts_to<heartbeat_atom>>;  // its own tick
+                                      caf::reacts_to<heartbeat_atom>,  // its own tick
+                                      caf::reacts_to<direct_reply_atom, uint64_t,
+                                                     wire::RunGraphResponse>>;
 
 // Registers every message type that crosses processes. Must run before the
 // actor_system is constructed.

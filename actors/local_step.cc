@@ -21,7 +21,7 @@ bool LocalStepRunner::TryRun(const std::string& key,
                              size_t num_fetches, Clock::time_point deadline,
                              std::vector<Tensor>* outputs, Status* status) {
   std::shared_ptr<const LocalPlan> plan = plans_->Find(key);
-  if (plan == nullptr || plan->feeds.size() != feeds.size() ||
+  if (plan == nullptr || !plan->remotes.empty() || plan->feeds.size() != feeds.size() ||
       plan->fetches.size() != num_fetches) {
     return false;
   }

@@ -15,6 +15,7 @@
 #include "actors/cluster_connect.h"
 #include "actors/interfaces.h"
 #include "actors/local_step.h"
+#include "actors/remote_step.h"
 #include "actors/master/local_master.h"
 #include "actors/master/master_actor.h"
 #include "actors/master/remote_master.h"
@@ -44,6 +45,12 @@ struct RuntimeHandle::Impl {
   std::shared_ptr<LocalPartitionTable> local_partitions =
       std::make_shared<LocalPartitionTable>();
   LocalStepRunner local_runner{local_plans, local_partitions};
+  // Cached steps with partitions on remote workers run on the caller's
+  // thread too, by the direct step path (actors/remote_step.h).
+  std::shared_ptr<actors::LocalDirectPathSlot> direct_path =
+      std::make_shared<actors::LocalDirectPathSlot>();
+  std::shared_ptr<actors::RemoteStepRunner> remote_runner =
+      std::make_shared<actors::RemoteStepRunner>(local_plans, local_partitions, direct_path);
 
   std::mutex mu;  // guards calls_in_flight and closed
   std::condition_variable idle;
@@ -82,6 +89,12 @@ struct RuntimeHandle::Impl {
     o.worker.stall_warning_after = options.stall_warning_after;
     o.worker.stall_log = options.stall_log;
     o.worker.local_partitions = local_partitions;
+    o.worker.direct_path = direct_path;
+    // A lost worker fails the steps this process's threads run with it.
+    local_plans->set_on_worker_lost(
+        [weak = std::weak_ptr<actors::RemoteStepRunner>(remote_runner)](const Status& why) {
+          if (auto runner = weak.lock()) runner->AbortAll(why, /*close=*/false);
+        });
     o.worker.cluster_secret = options.cluster_secret;
     o.remote_tasks = options.remote_tasks;
     o.setup_timeout = options.setup_timeout;
@@ -184,8 +197,10 @@ Status RuntimeHandle::Run(const std::vector<std::pair<std::string, Tensor>>& fee
   if (step_stats == nullptr) {  // a traced step collects node times through the actors
     // A step the client's thread runs itself never leaves the process.
     Status s;
-    if (impl_->local_runner.TryRun(StepCacheKey(feeds, fetches, targets), feeds, fetches.size(),
-                                   deadline, outputs, &s)) {
+    const std::string key = StepCacheKey(feeds, fetches, targets);
+    if (impl_->local_runner.TryRun(key, feeds, fetches.size(), deadline, outputs, &s) ||
+        (traffic == nullptr &&
+         impl_->remote_runner->TryRun(key, feeds, fetches.size(), deadline, outputs, &s))) {
       impl_->EndCall();
       return s;
     }
@@ -246,6 +261,7 @@ Status RuntimeHandle::Close(Clock::time_point deadline) {
     impl_->closed = true;
   }
   impl_->local_runner.AbortAll(errors::Cancelled("Run: the session was closed"));
+  impl_->remote_runner->AbortAll(errors::Cancelled("Run: the session was closed"), /*close=*/true);
   auto call = std::make_shared<CloseCall>();
   call->deadline = deadline;
   Status s = impl_->Call(actors::close_atom::value, call, "Close");

@@ -80,13 +80,14 @@ Status WorkerServer::Start(const WorkerServerOptions& options,
   service.cluster_tasks = options.cluster_tasks;
   service.cluster_secret = options.cluster_secret;
   service.max_call = worker.max_step;
-  worker.make_master_service = [service](caf::actor_system& system, actors::worker_actor self) {
-    return actors::SpawnMasterService(system, std::move(self), service);
-  };
   // Large tensors leave and arrive beside CAF, on the same host as the
   // server (the same loopback-only rule without a secret, checked above).
   worker.data_plane = actors::DataPlane::Start(options.host, options.cluster_secret);
   if (worker.data_plane) impl->data_address = worker.data_plane->address();
+  service.data_plane = worker.data_plane;
+  worker.make_master_service = [service](caf::actor_system& system, actors::worker_actor self) {
+    return actors::SpawnMasterService(system, std::move(self), service);
+  };
   impl->worker = actors::SpawnWorkerActor(*impl->system, worker);
   for (int i = 0; i < options.num_cpu_devices; ++i) {
     impl->device_names.push_back(CanonicalDeviceName(options.job, 0, options.task, "CPU", i));

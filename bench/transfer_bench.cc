@@ -1,9 +1,10 @@
 // bench_transfer: tensor transport between two processes over loopback.
 // This process feeds a tensor whose consumer runs in an `actorflow server`
 // child (a Send/Recv across processes: chunked with a credit window above
-// 1 MiB), for 4 KiB, 1 MiB, 64 MiB and 1 GiB; in the same run a raw TCP
-// socket pair on loopback moves the same bytes (1 MiB writes into a reused
-// destination buffer: the physical limit here), and the ratio is printed.
+// 1 MiB), for 4 KiB, 64 KiB, 1 MiB, 64 MiB and 1 GiB; in the same run a raw
+// TCP socket pair on loopback does the same exchange — the bytes (1 MiB
+// writes into a reused destination buffer) and an 8-byte answer, between
+// two processes that live across the repeats — and the ratio is printed.
 // Then the round-trip latency of a scalar step through the remote worker,
 // of a step whose 64 small results come back from it (batched into one
 // message; ACTORFLOW_PUSH_BATCHING=off on the command sends one each),
@@ -14,11 +15,12 @@
 // plaintext (loopback's default) and encrypted (AES-128-GCM records,
 // ACTORFLOW_DATA_PLANE_ENCRYPTION=always), with their ratio.
 //
-//   bench_transfer [--sizes 4096,1048576,67108864,1073741824] [--runs 2000]
+//   bench_transfer [--sizes 4096,65536,1048576,67108864,1073741824] [--runs 2000]
 //                  [--secret_file PATH]
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,8 +41,11 @@ using Clock = std::chrono::steady_clock;
 const std::string kRemote = "/job:worker/replica:0/task:1/device:CPU:0";
 const std::string kLocal = "/job:localhost/replica:0/task:0/device:CPU:0";
 
-// Seconds to move `bytes` through a loopback TCP connection in 1 MiB writes
-// into one reused destination buffer (median of `repeats`).
+// Seconds for the raw-TCP version of a feed step: `bytes` written through
+// a loopback connection (1 MiB writes) to another process that reads them
+// into one reused buffer and answers with 8 bytes, as the remote Shape's
+// answer comes back (the mean of `repeats`, as for the steps; both ends
+// live across the repeats).
 double RawTcpSeconds(size_t bytes, int repeats) {
   int listener = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
@@ -55,30 +60,50 @@ double RawTcpSeconds(size_t bytes, int repeats) {
   int receiver = accept(listener, nullptr, nullptr);
   const int one = 1;
   setsockopt(sender, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  std::vector<char> source(bytes, 7), destination(bytes);
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) {
-    const auto t0 = Clock::now();
-    std::thread writer([&] {
+  setsockopt(receiver, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  const int warm_up = 3;
+  // The answering end is another process, as the server is.
+  const pid_t child = fork();
+  if (child == 0) {
+    close(sender);
+    std::vector<char> destination(bytes);
+    char answer[8] = {};
+    for (int r = 0; r < repeats + warm_up; ++r) {
       for (size_t off = 0; off < bytes;) {
-        const ssize_t w = write(sender, source.data() + off, std::min<size_t>(1 << 20, bytes - off));
-        if (w <= 0) return;
-        off += static_cast<size_t>(w);
+        const ssize_t got =
+            read(receiver, destination.data() + off, std::min<size_t>(1 << 20, bytes - off));
+        if (got <= 0) _exit(0);
+        off += static_cast<size_t>(got);
       }
-    });
+      if (write(receiver, answer, sizeof answer) != sizeof answer) _exit(0);
+    }
+    _exit(0);
+  }
+  close(receiver);
+  std::vector<char> source(bytes, 7);
+  std::vector<double> times;
+  for (int r = 0; r < repeats + warm_up; ++r) {
+    const auto t0 = Clock::now();
     for (size_t off = 0; off < bytes;) {
-      const ssize_t got = read(receiver, destination.data() + off, bytes - off);
+      const ssize_t w = write(sender, source.data() + off, std::min<size_t>(1 << 20, bytes - off));
+      if (w <= 0) break;
+      off += static_cast<size_t>(w);
+    }
+    char answer[8];
+    for (size_t off = 0; off < sizeof answer;) {
+      const ssize_t got = read(sender, answer + off, sizeof answer - off);
       if (got <= 0) break;
       off += static_cast<size_t>(got);
     }
-    writer.join();
-    times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    if (r >= warm_up) times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
   }
   close(sender);
-  close(receiver);
   close(listener);
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  waitpid(child, nullptr, 0);
+  // The mean, as TimePerCall gives for the steps.
+  double total = 0;
+  for (double t : times) total += t;
+  return total / static_cast<double>(times.size());
 }
 
 // x (here) -> Shape(x) (there) -> back: the whole tensor crosses once, a
@@ -208,7 +233,7 @@ std::vector<size_t> ParseSizes(const std::string& text) {
 int main(int argc, char** argv) {
   using namespace af;
   using namespace af::bench;
-  std::vector<size_t> sizes = {4096, 1 << 20, 64 << 20, size_t{1} << 30};
+  std::vector<size_t> sizes = {4096, 64 << 10, 1 << 20, 64 << 20, size_t{1} << 30};
   int runs = 2000;
   std::string secret_file;
   for (int i = 1; i + 1 < argc; i += 2) {

@@ -206,6 +206,9 @@ int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
   sigaddset(&stop, SIGINT);
   sigaddset(&stop, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  // A parent that stopped reading our output (a launcher, a benchmark) must
+  // not turn the farewell lines into a kill: the server still stops cleanly.
+  signal(SIGPIPE, SIG_IGN);
   const pid_t parent = getppid();
   if (flags.exit_with_parent) {
     prctl(PR_SET_PDEATHSIG, SIGTERM);

@@ -20,6 +20,7 @@ using Clock = Completion::Clock;
 void Heartbeat(MasterPointer self) {
   MasterState& st = self->state;
   if (st.closed) return;
+  FailOverdueSteps(self);
   const auto now = Clock::now();
   bool any = false;
   for (size_t w = 0; w < st.workers.size(); ++w) {

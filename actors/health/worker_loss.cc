@@ -43,8 +43,11 @@ void WorkerLost(MasterPointer self, int worker, const Status& why) {
         self->send(w.worker.handle, dereg_atom::value, st.session_id, handle);
       }
     }
+    if (st.local_plans) st.local_plans->Withdraw(it->first);
     it = st.cache.erase(it);
   }
+  // Steps the client's threads run with remote partitions fail too.
+  if (st.local_plans) st.local_plans->WorkerLost(why);
 }
 
 }  // namespace af::actors

@@ -19,6 +19,29 @@ void LocalPlanCache::Publish(const std::string& key, std::shared_ptr<const Local
   plans_[key] = std::move(plan);
 }
 
+void LocalPlanCache::Withdraw(const std::string& key) {
+  std::shared_ptr<const LocalPlan> old;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = plans_.find(key);
+  if (it == plans_.end()) return;
+  old = std::move(it->second);
+  plans_.erase(it);
+}
+
+void LocalPlanCache::set_on_worker_lost(std::function<void(const Status&)> hook) {
+  std::lock_guard<std::mutex> lock(mu_);
+  on_worker_lost_ = std::move(hook);
+}
+
+void LocalPlanCache::WorkerLost(const Status& why) const {
+  std::function<void(const Status&)> hook;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    hook = on_worker_lost_;
+  }
+  if (hook) hook(why);
+}
+
 std::shared_ptr<const LocalPlan> LocalPlanCache::Find(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = plans_.find(key);

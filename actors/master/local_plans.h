@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/status.h"
 #include "core/tensor.h"
 
 namespace af {
@@ -32,6 +34,26 @@ struct LocalPlan {
   std::vector<Place> feeds;          // parallel to the call's feeds
   std::vector<Place> fetches;        // parallel to the call's fetches
   std::vector<int> fetch_from_feed;  // per fetch: the feed it returns, or -1
+
+  // Partitions on other processes' workers, which the client's thread asks
+  // to run by the direct step path (actors/remote_step.h); empty: every
+  // partition is in this process.
+  struct Remote {
+    std::string lane_address;  // the worker's data plane
+    std::string task;          // "/job:J/replica:R/task:T", for errors
+    uint64_t incarnation = 0;
+    std::vector<int64_t> handles;
+    std::vector<int> num_args;
+  };
+  struct RemotePlace {
+    int remote = -1;  // -1: not on another process
+    int partition = -1;
+    int index = -1;
+  };
+  int64_t session_id = 0;
+  std::vector<Remote> remotes;
+  std::vector<RemotePlace> remote_feeds;    // parallel to feeds
+  std::vector<RemotePlace> remote_fetches;  // parallel to fetches
 };
 
 // Feeds, fetches and targets in the caller's order (a permuted call is
@@ -44,12 +66,18 @@ std::string StepCacheKey(const std::vector<std::pair<std::string, Tensor>>& feed
 class LocalPlanCache {
  public:
   void Publish(const std::string& key, std::shared_ptr<const LocalPlan> plan);
+  void Withdraw(const std::string& key);
+  // Called when a worker of the session is lost: the client's threads
+  // abort the steps they run with remote partitions (set by their runner).
+  void set_on_worker_lost(std::function<void(const Status&)> hook);
+  void WorkerLost(const Status& why) const;
   std::shared_ptr<const LocalPlan> Find(const std::string& key) const;
   void Clear();
   int64_t size() const;
 
  private:
-  mutable std::mutex mu_;  // guards plans_
+  mutable std::mutex mu_;  // guards plans_ and on_worker_lost_
+  std::function<void(const Status&)> on_worker_lost_;
   std::unordered_map<std::string, std::shared_ptr<const LocalPlan>> plans_;
 };
 

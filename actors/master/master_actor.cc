@@ -42,7 +42,7 @@ struct FanOut {
 }  // namespace
 
 OpenSession SessionOpening(MasterPointer self) {
-  const MasterState& st = self->state;
+  MasterState& st = self->state;
   OpenSession open;
   open.session_id = st.session_id;
   open.master = caf::actor_cast<caf::actor>(self);
@@ -55,7 +55,7 @@ OpenSession SessionOpening(MasterPointer self) {
   for (const WorkerRecord& record : st.workers) {
     if (record.worker.remote && first_remote.empty()) first_remote = record.worker.address;
   }
-  for (const WorkerRecord& record : st.workers) {
+  for (WorkerRecord& record : st.workers) {
     PeerWorker peer;
     peer.worker = caf::actor_cast<caf::actor>(record.worker.handle);
     for (const wire::DeviceInfo& d : record.devices) peer.devices.push_back(d.name);
@@ -64,7 +64,15 @@ OpenSession SessionOpening(MasterPointer self) {
           PeerDataAddress(record.devices.front().data_address,
                           record.worker.remote ? record.worker.address : "", first_remote);
     }
-    if (record.worker.remote) peer.address = record.worker.address;
+    // The direct step path: requests go to each remote worker's data
+    // plane, replies come back to this process's.
+    if (record.worker.remote) {
+      peer.address = record.worker.address;
+      record.lane_address = peer.data_address;
+      if (st.lane && !record.lane_address.empty()) st.lane->Prepare(record.lane_address);
+    } else {
+      st.reply_address = peer.data_address;
+    }
     open.peers.push_back(std::move(peer));
   }
   return open;
@@ -256,8 +264,10 @@ void Close(MasterPointer self) {
 master_actor::behavior_type MasterBehavior(MasterPointer self,
                                            std::vector<MasterWorker> workers,
                                            std::shared_ptr<LocalPlanCache> local_plans,
-                                           HealthCheckOptions health, std::string cluster_secret) {
+                                           HealthCheckOptions health, std::string cluster_secret,
+                                           std::shared_ptr<DataPlane> lane) {
   MasterState& st = self->state;
+  if (lane && lane->direct()) st.lane = std::move(lane);
   st.local_plans = std::move(local_plans);
   st.health = health;
   st.cluster_secret = std::move(cluster_secret);
@@ -292,6 +302,9 @@ master_actor::behavior_type MasterBehavior(MasterPointer self,
       },
       [=](containers_atom, const std::shared_ptr<ContainerCall>& call) { Containers(self, call); },
       [=](heartbeat_atom) { Heartbeat(self); },
+      [=](direct_reply_atom, uint64_t correlation, wire::RunGraphResponse& response) {
+        OnDirectReply(self, correlation, response);
+      },
       [=](stats_atom, const std::shared_ptr<StatsCall>& call) {
         const MasterState& st = self->state;
         call->stats.graph_nodes = st.graph.node_size();
@@ -307,9 +320,10 @@ master_actor::behavior_type MasterBehavior(MasterPointer self,
 
 master_actor SpawnMasterActor(caf::actor_system& system, std::vector<MasterWorker> workers,
                               std::shared_ptr<LocalPlanCache> local_plans,
-                              HealthCheckOptions health, std::string cluster_secret) {
+                              HealthCheckOptions health, std::string cluster_secret,
+                              std::shared_ptr<DataPlane> lane) {
   return system.spawn(MasterBehavior, std::move(workers), std::move(local_plans), health,
-                      std::move(cluster_secret));
+                      std::move(cluster_secret), std::move(lane));
 }
 
 }  // namespace af::actors

@@ -20,6 +20,8 @@ class LocalPlanCache;
 
 namespace af::actors {
 
+class DataPlane;
+
 struct MasterWorker {
   worker_actor handle;
   std::string address;  // "local" or "host:port", for messages
@@ -44,9 +46,13 @@ struct HealthCheckOptions {
 // that restarted (empty: none). With `local_plans`, cached steps whose partitions are all on the
 // in-process worker are published there for the client's threads to run
 // (actors/local_step.h).
+// `lane`: this process's data plane, which carries cached steps' RunGraphs
+// to remote workers that have one (actors/worker/direct_steps.h; null:
+// every RunGraph goes through CAF).
 master_actor SpawnMasterActor(caf::actor_system& system, std::vector<MasterWorker> workers,
                               std::shared_ptr<LocalPlanCache> local_plans = nullptr,
                               HealthCheckOptions health = {},
-                              std::string cluster_secret = {});
+                              std::string cluster_secret = {},
+                              std::shared_ptr<DataPlane> lane = nullptr);
 
 }  // namespace af::actors

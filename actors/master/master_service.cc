@@ -262,6 +262,7 @@ struct SetupRequest {
   std::vector<RemoteTask> tasks;
   HealthCheckOptions health;
   std::string cluster_secret;
+  std::shared_ptr<DataPlane> data_plane;
   Clock::time_point deadline;
   master_service_actor service;
   uint64_t id = 0;
@@ -280,7 +281,7 @@ void SetUpMaster(caf::blocking_actor* self, const SetupRequest& req) {
       workers.push_back(MasterWorker{std::move(remotes[i]), req.tasks[i].address, true});
     }
     master = SpawnMasterActor(self->system(), std::move(workers), nullptr, req.health,
-                              req.cluster_secret);
+                              req.cluster_secret, req.data_plane);
     auto call = std::make_shared<InitCall>();
     call->deadline = req.deadline;
     caf::anon_send(master, init_atom::value, call);
@@ -370,6 +371,7 @@ master_service_actor::behavior_type MasterServiceBehavior(ServicePointer self,
                  setup.local_worker = st.local_worker;
                  setup.tasks = SessionTasks(req, st.options);
                  setup.cluster_secret = st.options.cluster_secret;
+                 setup.data_plane = st.options.data_plane;
                  setup.health.interval = std::chrono::milliseconds(req.heartbeat_interval_ms);
                  setup.health.lost_after = std::chrono::milliseconds(req.worker_lost_after_ms);
                  setup.deadline = Clock::now() + std::chrono::milliseconds(req.setup_timeout_ms);

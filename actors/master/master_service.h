@@ -15,6 +15,8 @@
 
 namespace af::actors {
 
+class DataPlane;
+
 struct MasterServiceOptions {
   // The other tasks of the server's cluster: a session that names none
   // uses these beside the server's own worker.
@@ -23,6 +25,9 @@ struct MasterServiceOptions {
   std::string cluster_secret;
   // The longest deadline a client may ask for a call (0: no limit).
   std::chrono::milliseconds max_call{0};
+  // The server's data plane, which the masters use for the direct step
+  // path to the other tasks (null: none).
+  std::shared_ptr<DataPlane> data_plane;
 };
 
 // The by-value face of `master` (the protocol of master_session_actor in

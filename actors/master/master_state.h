@@ -21,6 +21,8 @@
 
 namespace af::actors {
 
+class DataPlane;
+
 struct WorkerRecord {
   MasterWorker worker;
   std::vector<wire::DeviceInfo> devices;
@@ -29,6 +31,9 @@ struct WorkerRecord {
   uint64_t incarnation = 0;  // the process it was when the session opened
   std::chrono::steady_clock::time_point last_heartbeat;
   Status lost;               // why it is not alive
+  // Its data plane as this process reaches it, for the direct step path
+  // (empty: in this process, or no data plane).
+  std::string lane_address;
   bool rejoining = false;    // a reconnection to its address is under way
 
   // "/job:ps/replica:0/task:1 at 10.0.0.2:2222", for error messages.
@@ -77,6 +82,14 @@ struct InFlightStep {
   std::shared_ptr<RunCall> call;
   std::shared_ptr<CachedStep> step;
   int pending = 0;
+  // Lane requests not yet answered (actors/transport/lane_replies.h).
+  std::vector<uint64_t> correlations;
+};
+
+// What a lane reply answers: a group of an in-flight step.
+struct DirectRequest {
+  int64_t step_id = 0;
+  int group = 0;
 };
 
 struct MasterState {
@@ -99,6 +112,12 @@ struct MasterState {
   std::shared_ptr<LocalPlanCache> local_plans;
   HealthCheckOptions health;
   std::string cluster_secret;  // proven to a restarted task before it rejoins
+  // The direct step path (actors/worker/direct_steps.h): this process's
+  // data plane (null: none, every RunGraph goes through CAF), where remote
+  // workers send replies to it, and the requests waiting for one.
+  std::shared_ptr<DataPlane> lane;
+  std::string reply_address;
+  std::unordered_map<uint64_t, DirectRequest> direct_pending;
   static inline const char* name = "af.master";
 };
 
@@ -108,6 +127,11 @@ using MasterPointer = master_actor::stateful_pointer<MasterState>;
 void RunStep(MasterPointer self, std::shared_ptr<RunCall> call);
 // Fails a running step: aborts it on its workers and answers the client.
 void FailStep(MasterPointer self, int64_t step_id, const Status& why);
+// A RunGraph reply that came by the direct step path (or its CAF fallback).
+void OnDirectReply(MasterPointer self, uint64_t correlation, wire::RunGraphResponse& response);
+// Fails the steps sent by the direct path whose deadline passed (a lane
+// request has no timeout of its own).
+void FailOverdueSteps(MasterPointer self);
 // The session as a worker opens it: the master and every worker's devices.
 OpenSession SessionOpening(MasterPointer self);
 

@@ -11,6 +11,10 @@
 #include "actors/health/health_events.h"
 #include "actors/health/master_health.h"
 #include "actors/master/master_state.h"
+#include "actors/transport/lane_replies.h"
+#include "actors/transport/wire_codec.h"
+#include "actors/worker/data_plane.h"
+#include "core/net/lane_message.h"
 
 namespace af::actors {
 namespace {
@@ -34,20 +38,53 @@ std::string CacheKey(const RunCall& call) {
 // thread.
 constexpr int kMessagePathRuns = 3;
 
-// Publishes `step` for the client's threads when all its partitions are on
-// the in-process worker.
+// Publishes `step` for the client's threads when its partitions are on the
+// in-process worker, or on remote workers the direct step path reaches
+// (actors/remote_step.h).
 void MaybePublishLocal(MasterState& st, const CachedStep& step) {
-  if (!st.local_plans || step.groups.size() != 1) return;
-  const CachedStep::Group& g = step.groups[0];
-  if (st.workers[g.worker].worker.remote || g.num_retvals.size() != g.handles.size()) return;
+  if (!st.local_plans || step.groups.empty()) return;
   auto plan = std::make_shared<LocalPlan>();
-  for (size_t p = 0; p < g.handles.size(); ++p)
-    plan->partitions.push_back(LocalPlan::Partition{g.handles[p], g.num_args[p], g.num_retvals[p]});
-  for (const FeedRoute& route : step.feeds)
-    plan->feeds.push_back(LocalPlan::Place{route.group < 0 ? -1 : route.partition, route.arg});
+  plan->session_id = st.session_id;
+  std::vector<int> remote_of(step.groups.size(), -1);  // group -> plan->remotes index
+  int local = -1;
+  for (size_t g = 0; g < step.groups.size(); ++g) {
+    const CachedStep::Group& group = step.groups[g];
+    const WorkerRecord& w = st.workers[group.worker];
+    if (group.num_retvals.size() != group.handles.size()) return;
+    if (!w.worker.remote) {
+      if (local >= 0) return;
+      local = static_cast<int>(g);
+      continue;
+    }
+    if (!st.lane || st.reply_address.empty() || w.lane_address.empty()) return;
+    remote_of[g] = static_cast<int>(plan->remotes.size());
+    plan->remotes.push_back(
+        LocalPlan::Remote{w.lane_address, w.task, w.incarnation, group.handles, group.num_args});
+  }
+  if (local >= 0) {
+    const CachedStep::Group& g = step.groups[local];
+    for (size_t p = 0; p < g.handles.size(); ++p)
+      plan->partitions.push_back(
+          LocalPlan::Partition{g.handles[p], g.num_args[p], g.num_retvals[p]});
+  }
+  for (const FeedRoute& route : step.feeds) {
+    const bool here = route.group >= 0 && route.group == local;
+    plan->feeds.push_back(LocalPlan::Place{here ? route.partition : -1, route.arg});
+    plan->remote_feeds.push_back(LocalPlan::RemotePlace{
+        route.group < 0 ? -1 : remote_of[route.group], route.partition, route.arg});
+  }
   plan->fetches.resize(step.fetch_from_feed.size());
-  for (const FetchRoute& route : g.fetches)
-    plan->fetches[route.fetch] = LocalPlan::Place{route.partition, route.retval};
+  plan->remote_fetches.resize(step.fetch_from_feed.size());
+  for (size_t g = 0; g < step.groups.size(); ++g) {
+    for (const FetchRoute& route : step.groups[g].fetches) {
+      if (static_cast<int>(g) == local) {
+        plan->fetches[route.fetch] = LocalPlan::Place{route.partition, route.retval};
+      } else {
+        plan->remote_fetches[route.fetch] =
+            LocalPlan::RemotePlace{remote_of[g], route.partition, route.retval};
+      }
+    }
+  }
   plan->fetch_from_feed = step.fetch_from_feed;
   st.local_plans->Publish(step.key, std::move(plan));
 }
@@ -355,6 +392,28 @@ void OnRunGraphReply(MasterPointer self, int64_t step_id, int group,
   call->Finish(Status::OK());
 }
 
+// Sends a group's RunGraph as a lane message; false (nothing sent) when
+// the worker cannot be reached that way now.
+bool SendDirect(MasterPointer self, const WorkerRecord& worker, int64_t step_id, int group,
+                const wire::RunGraphRequest& request, InFlightStep* flight) {
+  MasterState& st = self->state;
+  if (!worker.worker.remote || worker.lane_address.empty()) return false;
+  std::string body = wire::EncodeRunGraphRequest(request);
+  if (body.size() > net::kMaxLaneBodyBytes) return false;
+  const uint64_t correlation = LaneReplies::Global().Register(self->address());
+  net::LanePrefix prefix;
+  prefix.kind = net::LaneKind::kRunGraph;
+  prefix.correlation = correlation;
+  prefix.step_id = step_id;
+  if (!st.lane->SendMessage(worker.lane_address, prefix, body).ok()) {
+    LaneReplies::Global().Forget(correlation);
+    return false;
+  }
+  st.direct_pending[correlation] = DirectRequest{step_id, group};
+  flight->correlations.push_back(correlation);
+  return true;
+}
+
 void Dispatch(MasterPointer self, const std::shared_ptr<CachedStep>& step,
               std::shared_ptr<RunCall> call) {
   MasterState& st = self->state;
@@ -411,6 +470,10 @@ void Dispatch(MasterPointer self, const std::shared_ptr<CachedStep>& step,
     }
   }
   if (++step->dispatched == kMessagePathRuns) MaybePublishLocal(st, *step);
+  // After the measured runs, remote workers with a data plane get the
+  // RunGraph by the direct step path (actors/worker/direct_steps.h).
+  const bool direct = st.lane != nullptr && !st.reply_address.empty() &&
+                      step->dispatched > kMessagePathRuns && !call->trace;
   const caf::duration timeout = TimeLeft(*call);
   InFlightStep& flight = st.inflight[step_id];
   flight.call = std::move(call);
@@ -419,6 +482,9 @@ void Dispatch(MasterPointer self, const std::shared_ptr<CachedStep>& step,
   for (size_t g = 0; g < step->groups.size(); ++g) {
     const int group = static_cast<int>(g);
     const int worker = step->groups[g].worker;
+    if (direct && SendDirect(self, st.workers[worker], step_id, group, requests[g], &flight)) {
+      continue;
+    }
     self->request(st.workers[worker].worker.handle, timeout, run_graph_atom::value,
                   std::move(requests[g]))
         .then(
@@ -456,6 +522,10 @@ void FailStep(MasterPointer self, int64_t step_id, const Status& why) {
   if (it == self->state.inflight.end()) return;
   std::shared_ptr<RunCall> call = std::move(it->second.call);
   std::shared_ptr<CachedStep> step = std::move(it->second.step);
+  for (uint64_t correlation : it->second.correlations) {
+    self->state.direct_pending.erase(correlation);
+    LaneReplies::Global().Forget(correlation);
+  }
   self->state.inflight.erase(it);
   const wire::WireStatus wire_why = wire::ToWire(why);
   for (const auto& group : step->groups) {
@@ -468,5 +538,36 @@ void FailStep(MasterPointer self, int64_t step_id, const Status& why) {
   call->Finish(why);
 }
 
+
+void OnDirectReply(MasterPointer self, uint64_t correlation, wire::RunGraphResponse& response) {
+  MasterState& st = self->state;
+  auto pending = st.direct_pending.find(correlation);
+  if (pending == st.direct_pending.end()) {
+    // Asked by a client thread (actors/remote_step.h), answered through CAF;
+    // or for a step that already failed.
+    LaneReplies::Global().DeliverToCallback(correlation, response);
+    return;
+  }
+  const DirectRequest request = pending->second;
+  st.direct_pending.erase(pending);
+  LaneReplies::Global().Forget(correlation);
+  if (auto it = st.inflight.find(request.step_id); it != st.inflight.end()) {
+    std::erase(it->second.correlations, correlation);
+  }
+  OnRunGraphReply(self, request.step_id, request.group, response);
+}
+
+void FailOverdueSteps(MasterPointer self) {
+  const auto now = Clock::now();
+  std::vector<int64_t> overdue;
+  for (const auto& [step_id, flight] : self->state.inflight) {
+    if (!flight.correlations.empty() && now >= flight.call->deadline) overdue.push_back(step_id);
+  }
+  for (int64_t step_id : overdue) {
+    FailStep(self, step_id,
+             errors::DeadlineExceeded("Run (step ", step_id,
+                                      "): a worker did not answer before the deadline"));
+  }
+}
 
 }  // namespace af::actors

@@ -224,6 +224,8 @@ master_actor::behavior_type RemoteMasterBehavior(ProxyPointer self, worker_actor
       },
       [=](stats_atom, std::shared_ptr<StatsCall> call) { Stats(self, std::move(call)); },
       [=](heartbeat_atom) {},  // the server's master heartbeats its workers itself
+      // The server's master dispatches steps; no worker answers this proxy.
+      [=](direct_reply_atom, uint64_t, const wire::RunGraphResponse&) {},
   };
 }
 

@@ -27,7 +27,9 @@ namespace af {
 // that is published or handed to another process (actors/interfaces.h), or
 // what a handler expects of a peer. Never reuse a number.
 // 2: RunGraphResponse.sent and RunStepResponse.traffic (issue 24).
-inline constexpr uint32_t kWireProtocolVersion = 2;
+// 3: the direct step path: lane messages on the data plane, direct_run_atom
+//    and direct_reply_atom, small tensors as frames (issue 25).
+inline constexpr uint32_t kWireProtocolVersion = 3;
 
 // The version this process claims: kWireProtocolVersion, unless the
 // environment variable below held another number when the process started.

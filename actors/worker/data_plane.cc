@@ -7,13 +7,21 @@
 #include <caf/actor_cast.hpp>
 
 #include "actors/any_thread_send.h"
+#include "actors/transport/lane_replies.h"
 #include "actors/worker/chunk_sender.h"
+#include "actors/worker/direct_steps.h"
+#include "core/hop_trace.h"
 #include "core/logging.h"
 #include "core/net/tcp_socket.h"
 #include "core/net/tensor_frame.h"
 
 namespace af::actors {
 namespace {
+
+bool DirectPathEnabled() {
+  const char* value = std::getenv("ACTORFLOW_DIRECT_PATH");
+  return value == nullptr || std::string_view(value) != "off";
+}
 
 bool DataPlaneEnabled() {
   const char* value = std::getenv("ACTORFLOW_DATA_PLANE");
@@ -24,16 +32,28 @@ bool DataPlaneEnabled() {
 
 std::shared_ptr<DataPlane> DataPlane::Start(const std::string& host, const std::string& secret) {
   if (!DataPlaneEnabled()) return nullptr;
-  std::shared_ptr<DataPlane> plane(new DataPlane(std::make_unique<net::TensorSender>(secret)));
+  std::shared_ptr<DataPlane> plane(new DataPlane(std::make_unique<net::TensorSender>(secret),
+                                                 std::make_unique<net::LaneWriter>(secret),
+                                                 DirectPathEnabled()));
   DataPlane* raw = plane.get();
   net::TensorReceiver::Handlers handlers;
-  // Both run on a reader thread of the receiver, which Stop joins before
+  // All run on a reader thread of the receiver, which Stop joins before
   // the plane goes: `raw` outlives them.
+  // What a step does on a reader thread (a tensor that completes a Recv,
+  // a RunGraph run here) and writes to one peer leaves as one write.
   handlers.deliver = [raw](int64_t step_id, std::string key, Tensor value) {
+    HopTrace::Mark(step_id, Hop::kTensorRead);
+    net::LaneWriter::Batch batch(raw->lane_.get());
     caf::strong_actor_ptr worker;
+    std::shared_ptr<StepRegistry> registry;
     {
       std::lock_guard<std::mutex> lock(raw->mu_);
       worker = caf::actor_cast<caf::strong_actor_ptr>(raw->worker_);
+      registry = raw->registry_;
+    }
+    if (registry) {
+      (void)registry->Deliver(step_id, key, value, false);  // duplicates noted there
+      return;
     }
     if (!worker) return;
     SendFromAnyThreadAs(worker, worker, push_atom::value,
@@ -48,6 +68,26 @@ std::shared_ptr<DataPlane> DataPlane::Start(const std::string& host, const std::
     if (!worker) return;
     SendFromAnyThreadAs(worker, worker, abort_step_atom::value, step_id, wire::ToWire(why));
   };
+  handlers.message = [raw](const net::LanePrefix& prefix, std::string body) {
+    net::LaneWriter::Batch batch(raw->lane_.get());
+    if (prefix.kind == net::LaneKind::kRunGraph) HopTrace::Mark(prefix.step_id, Hop::kRequestRead);
+    if (prefix.kind == net::LaneKind::kRunGraphReply) {
+      HopTrace::Mark(prefix.step_id, Hop::kReplyRead);
+      LaneReplies::Global().Deliver(prefix.correlation, body);
+      return;
+    }
+    std::shared_ptr<DirectSteps> direct;
+    {
+      std::lock_guard<std::mutex> lock(raw->mu_);
+      direct = raw->direct_steps_;
+    }
+    if (!direct) return;
+    if (prefix.kind == net::LaneKind::kAbortStep) {
+      direct->HandleAbort(prefix, body);
+    } else {
+      direct->HandleRunGraph(prefix, body);
+    }
+  };
   Status s = net::TensorReceiver::Start(host, secret, std::move(handlers), &plane->receiver_);
   if (!s.ok()) {
     AF_LOG(WARNING) << "data plane: cannot listen on " << host << " (" << s.ToString()
@@ -59,9 +99,34 @@ std::shared_ptr<DataPlane> DataPlane::Start(const std::string& host, const std::
 
 DataPlane::~DataPlane() { Stop(); }
 
-void DataPlane::Attach(const caf::actor_addr& worker) {
+void DataPlane::Attach(const caf::actor_addr& worker, std::shared_ptr<StepRegistry> registry,
+                       std::shared_ptr<DirectSteps> direct) {
   std::lock_guard<std::mutex> lock(mu_);
   worker_ = worker;
+  registry_ = std::move(registry);
+  direct_steps_ = std::move(direct);
+}
+
+bool DataPlane::SendNow(const std::string& address, int64_t step_id, const std::string& key,
+                        const Tensor& value) {
+  if (!direct_ || !lane_->SendTensor(address, step_id, key, value).ok()) return false;
+  HopTrace::Mark(step_id, Hop::kTensorWritten);
+  return true;
+}
+
+Status DataPlane::SendMessage(const std::string& address, const net::LanePrefix& prefix,
+                              std::string_view body) {
+  if (!direct_) return errors::Unavailable("data plane: the direct path is off");
+  AF_RETURN_IF_ERROR(lane_->SendMessage(address, prefix, body));
+  if (prefix.kind == net::LaneKind::kRunGraph) HopTrace::Mark(prefix.step_id, Hop::kRequestWritten);
+  if (prefix.kind == net::LaneKind::kRunGraphReply) {
+    HopTrace::Mark(prefix.step_id, Hop::kReplyWritten);
+  }
+  return Status::OK();
+}
+
+void DataPlane::Prepare(const std::string& address) {
+  if (direct_) lane_->Prepare(address);
 }
 
 void DataPlane::Send(const std::string& address, const worker_actor& dest, int64_t step_id,
@@ -79,6 +144,12 @@ void DataPlane::Stop() {
   // The receiver first: no delivery may start once the worker is gone.
   if (receiver_) receiver_->Stop();
   if (sender_) sender_->Stop();
+  if (lane_) lane_->Stop();
+  // Steps still running hold the service through their replies; the
+  // service holds this plane: break the cycle.
+  std::lock_guard<std::mutex> lock(mu_);
+  direct_steps_ = nullptr;
+  registry_ = nullptr;
 }
 
 std::string PeerDataAddress(const std::string& advertised, const std::string& worker_address,

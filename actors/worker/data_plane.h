@@ -19,21 +19,33 @@
 // ACTORFLOW_DATA_PLANE=off, read whenever a worker starts, opens no
 // listener: that worker's tensors cross in chunks both ways (its peers see
 // no address), as before the data plane.
+//
+// The direct path rides the same connections: small tensors written as
+// frames by the thread that produced them (net::LaneWriter) and RunGraph
+// requests and replies as lane messages (actors/worker/direct_steps.h).
+// Received tensors go straight to their step's rendezvous (StepRegistry),
+// not through the worker actor. ACTORFLOW_DIRECT_PATH=off, read when a data
+// plane starts, makes this process send neither (it still receives them).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include <caf/actor_addr.hpp>
 
 #include "actors/interfaces.h"
+#include "actors/worker/step_registry.h"
+#include "core/net/lane_writer.h"
 #include "core/net/tensor_receiver.h"
 #include "core/net/tensor_sender.h"
 #include "core/tensor.h"
 
 namespace af::actors {
+
+class DirectSteps;
 
 class DataPlane {
  public:
@@ -48,9 +60,26 @@ class DataPlane {
   // The numeric "host:port" to advertise (the host may be a wildcard; see
   // PeerDataAddress).
   const std::string& address() const { return receiver_->address(); }
-  // Where received tensors go: pushes to `worker`, sent as from the worker
-  // itself so that its authentication guard sees a local actor.
-  void Attach(const caf::actor_addr& worker);
+  // Where received tensors go (`registry`, the worker's steps) and lane
+  // RunGraph requests (`direct`); without a registry, pushes to `worker`,
+  // sent as from the worker itself so that its guard sees a local actor.
+  void Attach(const caf::actor_addr& worker, std::shared_ptr<StepRegistry> registry = nullptr,
+              std::shared_ptr<DirectSteps> direct = nullptr);
+  // Whether this process sends by the direct path.
+  bool direct() const { return direct_; }
+  // Writes a small tensor's frame to `address` now, on this thread; false
+  // (nothing sent) when there is no ready connection to it.
+  bool SendNow(const std::string& address, int64_t step_id, const std::string& key,
+               const Tensor& value);
+  // Writes a lane message now (UNAVAILABLE: no ready connection).
+  Status SendMessage(const std::string& address, const net::LanePrefix& prefix,
+                     std::string_view body);
+  // Starts connecting to `address` for the direct path.
+  void Prepare(const std::string& address);
+  // The direct path's writer (for batches: net::LaneWriter::Batch).
+  net::LaneWriter* lane() { return lane_.get(); }
+  // Whether a direct write to `address` would find a connection now.
+  bool Ready(const std::string& address) { return direct_ && lane_->Ready(address); }
   // Sends `value` (a fixed-size dtype) for the Recv of `key` in step
   // `step_id` to the worker `dest` whose data plane listens at `address`.
   // Returns at once; falls back to SendInChunks where needed.
@@ -60,12 +89,18 @@ class DataPlane {
   void Stop();
 
  private:
-  DataPlane(std::unique_ptr<net::TensorSender> sender) : sender_(std::move(sender)) {}
+  DataPlane(std::unique_ptr<net::TensorSender> sender, std::unique_ptr<net::LaneWriter> lane,
+            bool direct)
+      : sender_(std::move(sender)), lane_(std::move(lane)), direct_(direct) {}
 
   std::unique_ptr<net::TensorSender> sender_;
+  std::unique_ptr<net::LaneWriter> lane_;
+  const bool direct_;
   std::unique_ptr<net::TensorReceiver> receiver_;
-  std::mutex mu_;  // guards worker_
+  std::mutex mu_;  // guards worker_, registry_ and direct_steps_
   caf::actor_addr worker_;  // weak: the worker owns this
+  std::shared_ptr<StepRegistry> registry_;
+  std::shared_ptr<DirectSteps> direct_steps_;
 };
 
 // How the other workers of a session reach a worker's data plane, given

@@ -5,8 +5,17 @@
 #include "actors/any_thread_send.h"
 #include "actors/worker/chunk_sender.h"
 #include "actors/worker/data_plane.h"
+#include "core/net/tensor_frame.h"
 
 namespace af::actors {
+namespace {
+
+// Tensors up to this size are written by the thread that sent them (one
+// write, no wake-up); larger ones go to the data plane's sender threads,
+// so that a thread that finishes a Send never waits for a slow socket.
+constexpr uint64_t kDirectTensorBytes = 64 * 1024;
+
+}  // namespace
 
 Status PeerRouter::Send(int64_t step_id, const std::string& key, std::string_view dst_device,
                         const Tensor& value, bool is_dead) const {
@@ -34,7 +43,13 @@ Status PeerRouter::Send(int64_t step_id, const std::string& key, std::string_vie
 void PeerRouter::Transmit(const Route& route, int64_t step_id, const std::string& key,
                           const Tensor& value, bool is_dead, bool chunked) const {
   const worker_actor& worker = route.worker;
-  if (chunked && data_plane_ && !route.data_address.empty()) {
+  const bool framed = data_plane_ && !route.data_address.empty() && !is_dead &&
+                      net::CanFrame(value);
+  if (framed && value.TotalBytes() <= kDirectTensorBytes &&
+      data_plane_->SendNow(route.data_address, step_id, key, value)) {
+    return;  // written on this thread
+  }
+  if (framed && (chunked || (data_plane_->direct() && value.TotalBytes() > kDirectTensorBytes))) {
     data_plane_->Send(route.data_address, worker, step_id, key, value);
   } else if (chunked) {
     SendInChunks(worker, step_id, key, value);

@@ -1,6 +1,10 @@
 // PeerRouter: where a session's Sends to other processes go (device ->
-// worker), and how: small tensors as push messages (gathered in the peer's
-// outbox), large ones over the data plane or in chunks. With fault
+// worker), and how: to a peer with a data plane, tensors of fixed-size
+// dtypes as frames (up to 64 KiB written at once by the sending thread,
+// larger ones by the plane's sender threads); otherwise, and for strings,
+// dead tensors and a peer not yet connected, small tensors as push
+// messages through CAF (gathered in the peer's outbox) and large ones in
+// chunks. With fault
 // injection (actors/worker/fault_hooks.h) every tensor leaving here may be
 // delayed, dropped or duplicated on its way out.
 #pragma once

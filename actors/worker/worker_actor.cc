@@ -71,10 +71,12 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
   st.cluster_secret = options.cluster_secret;
   st.max_step = options.max_step;
   st.session_memory_limit = options.session_memory_limit;
+  // The executors the device actors build, published for the direct
+  // step path (and, in a client, for its in-process fast path).
+  if (!options.local_partitions) options.local_partitions = std::make_shared<LocalPartitionTable>();
   std::string data_address;
   if (options.data_plane) {
     st.data_plane = options.data_plane;
-    st.data_plane->Attach(self->address());
     data_address = st.data_plane->address();
     // Its threads end with the worker (routers still held by finishing
     // steps only keep a stopped plane alive).
@@ -109,7 +111,18 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
   const int num_gpus = gpu::ProcessGpusToUse(options.num_gpu_devices);
   for (int i = 0; i < num_gpus; ++i) add_device(DEVICE_GPU, i, 2);
   st.local_names = std::move(names);
-  if (options.local_partitions) options.local_partitions->set_local_devices(st.local_names);
+  options.local_partitions->set_local_devices(st.local_names);
+  st.registry = std::make_shared<StepRegistry>(st.task_name, st.local_names);
+  st.direct = std::make_shared<DirectSteps>(st.task_name, st.incarnation, st.registry,
+                                            options.local_partitions, self->address());
+  if (st.data_plane) {
+    st.direct->set_data_plane(st.data_plane);
+    st.data_plane->Attach(self->address(), st.registry, st.direct);
+    if (options.direct_path) {
+      options.direct_path->Set(std::make_shared<const LocalDirectPath>(
+          LocalDirectPath{st.registry, st.direct, st.data_plane}));
+    }
+  }
   self->set_down_handler([=](caf::down_msg& down) {
     std::vector<int64_t> orphaned;
     for (const auto& [id, session] : self->state.sessions) {
@@ -129,9 +142,7 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
     if (!exit.reason) return;
     HandlerScope scope(self);
     const Status why = errors::Cancelled("the server ", self->state.task_name, " is stopping");
-    for (auto& [id, step] : self->state.steps) {
-      if (step.context) step.context->Abort(why);
-    }
+    self->state.registry->AbortAll(why);
     self->quit(exit.reason);
   });
   self->delayed_send(self, kSweepPeriod, sweep_atom::value);
@@ -199,6 +210,10 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
       Admitted(admit, "RunGraph",
                [=](run_graph_atom, wire::RunGraphRequest& req)
                    -> caf::result<wire::RunGraphResponse> { return RunGraph(self, req); }),
+      Admitted(admit, "DirectRunGraph",
+               [=](direct_run_atom, uint64_t correlation, wire::RunGraphRequest& req) {
+                 RunDirectGraph(self, correlation, req);
+               }),
       Admitted(admit, "TensorPush",
                [=](push_atom, wire::TensorPush& push) { DeliverPush(self, push); }),
       Admitted(admit, "TensorPushBatch",
@@ -217,10 +232,8 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
       },
       Admitted(admit, "AbortStep",
                [=](abort_step_atom, int64_t step_id, const wire::WireStatus& why) {
-                 if (self->state.finished.Contains(step_id)) return;
-                 WorkerStep& step = GetOrCreateStep(self, step_id);
                  HandlerScope scope(self);
-                 step.context->Abort(wire::FromWire(why));
+                 self->state.registry->Abort(step_id, wire::FromWire(why));
                }),
       Admitted(admit, "StepDone",
                [=](step_done_atom, int64_t step_id) { StepDone(self, step_id); }),
@@ -249,15 +262,6 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
 }
 
 }  // namespace
-
-void RecentSteps::Add(int64_t step_id) {
-  if (!set_.insert(step_id).second) return;
-  order_.push_back(step_id);
-  if (order_.size() > kCapacity) {
-    set_.erase(order_.front());
-    order_.pop_front();
-  }
-}
 
 worker_actor SpawnWorkerActor(caf::actor_system& system, const WorkerOptions& options) {
   return system.spawn(WorkerBehavior, options);

@@ -13,6 +13,7 @@
 #include <caf/fwd.hpp>
 
 #include "actors/interfaces.h"
+#include "actors/worker/local_direct_path.h"
 #include "actors/worker/local_partitions.h"
 
 namespace af::faults {
@@ -35,6 +36,9 @@ struct WorkerOptions {
   // The in-process session's table of registered executors, which its
   // client threads read (actors/local_step.h); null for a server's worker.
   std::shared_ptr<LocalPartitionTable> local_partitions;
+  // Where the worker publishes its direct step path for the client's
+  // threads (actors/remote_step.h; null: nobody asks).
+  std::shared_ptr<LocalDirectPathSlot> direct_path;
   // Stall inspector: a Recv of a running step that waits longer than this
   // is reported once, naming the step, the tensor and the device it waits
   // for (0: off). `stall_log` gets the line (null: stderr).

@@ -43,11 +43,16 @@ caf::result<std::vector<ContainerListing>> ListContainers(WorkerPointer self);
 
 // --- steps and tensors (worker_step_handlers.cc) ---------------------------
 
-WorkerStep& GetOrCreateStep(WorkerPointer self, int64_t step_id);
+// The step's entry here (its context from the registry); null when it
+// finished lately.
+WorkerStep* GetOrCreateStep(WorkerPointer self, int64_t step_id);
 wire::RunGraphResponse ErrorResponse(const Status& s);
 caf::result<wire::RegisterGraphResponse> RegisterGraph(WorkerPointer self,
                                                        wire::RegisterGraphRequest& req);
 caf::result<wire::RunGraphResponse> RunGraph(WorkerPointer self, wire::RunGraphRequest& req);
+// A RunGraph of the direct step path that needs this actor (faults, memory
+// budget, step time limit, tracing): run as RunGraph, answered by the lane.
+void RunDirectGraph(WorkerPointer self, uint64_t correlation, wire::RunGraphRequest& req);
 void StepDone(WorkerPointer self, int64_t step_id);
 void DeliverPush(WorkerPointer self, const wire::TensorPush& push);
 void FlushOutbox(WorkerPointer self, uint64_t outbox_id);

@@ -45,15 +45,29 @@ bool PushBatchingEnabled() {
   return enabled;
 }
 
+// Tells the direct step path about a session (actors/worker/direct_steps.h):
+// its replies go to the data plane of the master's process, and its steps
+// run in this actor when something here must watch them.
+void OpenDirectSession(WorkerPointer self, const OpenSession& req, const WorkerSession& session) {
+  const WorkerState& st = self->state;
+  std::string reply_address;
+  for (const PeerWorker& peer : req.peers) {
+    if (req.master && peer.worker && peer.worker.node() == req.master.node()) {
+      reply_address = peer.data_address;
+    }
+  }
+  const bool in_worker = st.faults != nullptr || session.memory_budget != nullptr ||
+                         st.max_step.count() > 0;
+  st.direct->OpenSession(req.session_id, req.master, session.router, std::move(reply_address),
+                         in_worker);
+}
+
 }  // namespace
 
 // A request meant for an earlier run of this task (its master has not yet
 // noticed the restart) must not touch this run's state.
 Status CheckIncarnation(const WorkerState& st, uint64_t expected, std::string_view what) {
-  if (expected == 0 || expected == st.incarnation) return Status::OK();
-  return errors::Aborted(what, ": device incarnation changed: ", st.task_name,
-                         " restarted (the request was for incarnation ", expected,
-                         ", this process is ", st.incarnation, ")");
+  return CheckIncarnation(st.task_name, st.incarnation, expected, what);
 }
 
 // Drops a session's partitions and aborts its running steps.
@@ -67,9 +81,8 @@ void CloseSession(WorkerPointer self, int64_t session_id, const Status& why) {
     self->send(self->state.device_actors[g->second.device], dereg_atom::value, handle);
     self->state.graphs.erase(g);
   }
-  for (auto& [step_id, step] : self->state.steps) {
-    if (step.session_id == session_id) step.context->Abort(why);
-  }
+  self->state.direct->CloseSession(session_id);
+  self->state.registry->AbortSession(session_id, why);
   self->state.sessions.erase(it);
 }
 
@@ -110,6 +123,7 @@ wire::WireStatus OpenSessionOnWorker(WorkerPointer self, OpenSession& req) {
     // Sends to its devices go to its new process from now on.
     if (open->second.master && open->second.master == req.master) {
       open->second.router = std::move(router);
+      OpenDirectSession(self, req, open->second);
       return wire::WireStatus{};
     }
     return wire::ToWire(errors::AlreadyExists("session ", req.session_id,
@@ -135,6 +149,7 @@ wire::WireStatus OpenSessionOnWorker(WorkerPointer self, OpenSession& req) {
         "session " + std::to_string(req.session_id) + " on " + st.task_name,
         st.session_memory_limit);
   }
+  OpenDirectSession(self, req, session);
   if (req.master_lost_after_ms > 0) {
     session.master_lost_after = std::chrono::milliseconds(req.master_lost_after_ms);
     session.last_heartbeat = std::chrono::steady_clock::now();

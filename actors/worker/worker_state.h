@@ -21,7 +21,9 @@
 #include "actors/worker/fault_hooks.h"
 #include "actors/worker/peer_router.h"
 #include "actors/worker/push_outbox.h"
+#include "actors/worker/direct_steps.h"
 #include "actors/worker/step_context.h"
+#include "actors/worker/step_registry.h"
 #include "core/memory_budget.h"
 
 namespace af::actors {
@@ -51,21 +53,11 @@ struct WorkerStep {
   int64_t session_id = 0;
   bool has_run = false;  // RunGraph arrived (else only pushes or an abort)
   std::unordered_map<std::string, uint64_t> chunk_bytes;  // of tensors arriving in chunks
-  std::unordered_set<std::string> reported_stalls;       // rendezvous keys already logged
   caf::typed_response_promise<wire::RunGraphResponse> promise;
-};
-
-// Step ids that finished here lately, so that a late push or abort for
-// them does not resurrect the step.
-class RecentSteps {
- public:
-  void Add(int64_t step_id);
-  bool Contains(int64_t step_id) const { return set_.count(step_id) != 0; }
-
- private:
-  static constexpr size_t kCapacity = 4096;
-  std::deque<int64_t> order_;
-  std::unordered_set<int64_t> set_;
+  // Asked by the direct step path: the reply goes back by it (the
+  // request's correlation id), not through `promise`.
+  bool direct = false;
+  uint64_t correlation = 0;
 };
 
 struct WorkerState {
@@ -86,8 +78,11 @@ struct WorkerState {
   std::unordered_map<int64_t, WorkerSession> sessions;
   std::unordered_map<int64_t, RegisteredGraph> graphs;  // by handle
   int64_t next_handle = 1;
+  // Every step this worker knows, shared with the direct step path.
+  std::shared_ptr<StepRegistry> registry;
+  // Steps whose RunGraph came to this actor, or whose chunks arrive here.
   std::unordered_map<int64_t, WorkerStep> steps;
-  RecentSteps finished;
+  std::shared_ptr<DirectSteps> direct;  // the direct step path's side here
   // The routers' push outboxes, by id, for the flush requests (weak: a
   // session's router owns its outboxes).
   std::unordered_map<uint64_t, std::weak_ptr<PushOutbox>> outboxes;
@@ -95,7 +90,6 @@ struct WorkerState {
   master_service_actor master_service;  // null: this worker opens no master sessions
   std::shared_ptr<DataPlane> data_plane;  // null: large tensors cross in chunks
   std::shared_ptr<const FaultHooks> faults;  // null: no injected faults
-  uint64_t duplicates_ignored = 0;           // tensors that arrived twice
   static inline const char* name = "af.worker";
 };
 

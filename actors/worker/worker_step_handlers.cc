@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -38,23 +39,8 @@ constexpr auto kRegisterTimeout = std::chrono::minutes(10);
 
 void FinishStep(WorkerPointer self, int64_t step_id) {
   self->state.steps.erase(step_id);
-  self->state.finished.Add(step_id);
+  self->state.registry->Finish(step_id);
   IncomingTensors::Global().ReleaseStep(step_id);
-}
-
-// What became of a tensor from another process. An error means the step
-// was aborted (its own status already tells the master) or the tensor
-// arrived twice: a duplicated message, ignored and counted.
-void NoteDelivery(WorkerState& st, const Status& s) {
-  if (s.code() != Code::ALREADY_EXISTS) return;
-  const uint64_t n = ++st.duplicates_ignored;
-  // 1, 10, 100, ...: a duplicate without injected faults is a transport
-  // bug worth a line, and with them there are many.
-  uint64_t power = 1;
-  while (power < n) power *= 10;
-  if (power != n) return;
-  AF_LOG(WARNING) << "worker " << st.task_name << ": " << n << " duplicated tensor"
-                  << (n == 1 ? "" : "s") << " ignored (latest: " << s.message() << ")";
 }
 
 // CAF frames a message with a 32-bit length and does not check it, so a
@@ -79,23 +65,25 @@ Status CheckFitsOneMessage(WorkerPointer self, int64_t session_id, int64_t step_
 
 }  // namespace
 
-WorkerStep& GetOrCreateStep(WorkerPointer self, int64_t step_id) {
-  auto [it, inserted] = self->state.steps.try_emplace(step_id);
-  if (inserted) {
-    it->second.context = std::make_shared<StepContext>(step_id, self->state.local_names);
-  }
-  return it->second;
+WorkerStep* GetOrCreateStep(WorkerPointer self, int64_t step_id) {
+  auto it = self->state.steps.find(step_id);
+  if (it != self->state.steps.end()) return &it->second;
+  std::shared_ptr<StepContext> context = self->state.registry->GetOrCreate(step_id);
+  if (context == nullptr) return nullptr;  // finished here lately
+  WorkerStep& step = self->state.steps[step_id];
+  step.context = std::move(context);
+  return &step;
 }
 
 // Counts a chunk's bytes (already in the destination tensor) and hands the
 // tensor to the step's rendezvous once complete. False: stop sending.
 bool ReceiveChunk(WorkerPointer self, wire::TensorChunk& chunk) {
-  WorkerState& st = self->state;
-  if (st.finished.Contains(chunk.step_id)) {
+  WorkerStep* found = GetOrCreateStep(self, chunk.step_id);
+  if (found == nullptr) {
     IncomingTensors::Global().Release(chunk.step_id, chunk.key);
     return false;
   }
-  WorkerStep& step = GetOrCreateStep(self, chunk.step_id);
+  WorkerStep& step = *found;
   if (step.context->aborted()) {
     IncomingTensors::Global().Release(chunk.step_id, chunk.key);
     return false;
@@ -106,8 +94,8 @@ bool ReceiveChunk(WorkerPointer self, wire::TensorChunk& chunk) {
   step.chunk_bytes.erase(chunk.key);
   IncomingTensors::Global().Release(chunk.step_id, chunk.key);
   HandlerScope scope(self);
-  NoteDelivery(self->state, step.context->rendezvous()->DeliverFromPeer(chunk.key, chunk.tensor,
-                                                                        false));
+  self->state.registry->NoteDelivery(
+      step.context->rendezvous()->DeliverFromPeer(chunk.key, chunk.tensor, false));
   return true;
 }
 
@@ -117,33 +105,37 @@ wire::RunGraphResponse ErrorResponse(const Status& s) {
   return response;
 }
 
-caf::result<wire::RunGraphResponse> RunGraph(WorkerPointer self, wire::RunGraphRequest& req) {
+namespace {
+
+// Starts a RunGraph's partitions; the answer when it ends at once (an
+// error, or no partitions), else null and the step (in `*started`) answers
+// when its partitions are done (StepDone).
+std::optional<wire::RunGraphResponse> StartRunGraph(WorkerPointer self,
+                                                    wire::RunGraphRequest& req,
+                                                    WorkerStep** started) {
   WorkerState& st = self->state;
   const int64_t step_id = req.step_id;
   if (Status s = CheckIncarnation(st, req.incarnation, "RunGraph"); !s.ok()) {
     return ErrorResponse(s);
-  }
-  if (st.finished.Contains(step_id)) {
-    return ErrorResponse(errors::InvalidArgument("RunGraph: step ", step_id,
-                                                 " already ran on ", st.task_name));
   }
   auto session = st.sessions.find(req.session_id);
   if (session == st.sessions.end()) {
     return ErrorResponse(errors::FailedPrecondition(
         "RunGraph: session ", req.session_id, " is not open on ", st.task_name));
   }
-  WorkerStep& step = GetOrCreateStep(self, step_id);
+  Status refused;
+  std::shared_ptr<StepContext> context =
+      st.registry->Claim(step_id, req.session_id, st.task_name, &refused);
+  // Leave a running step alone; this request is the mistake.
+  if (context == nullptr) return ErrorResponse(refused);
+  WorkerStep& step = st.steps[step_id];
+  step.context = std::move(context);
   auto fail = [&](const Status& s) {
     HandlerScope scope(self);
     step.context->Abort(s);
     FinishStep(self, step_id);
     return ErrorResponse(s);
   };
-  if (step.has_run) {
-    // Leave the running step alone; this request is the mistake.
-    return ErrorResponse(errors::InvalidArgument("RunGraph: step ", step_id,
-                                                 " is already running on ", st.task_name));
-  }
   step.has_run = true;
   step.session_id = req.session_id;
   step.context->set_memory_budget(session->second.memory_budget);
@@ -172,6 +164,7 @@ caf::result<wire::RunGraphResponse> RunGraph(WorkerPointer self, wire::RunGraphR
     FinishStep(self, step_id);
     return wire::RunGraphResponse{};
   }
+  *started = &step;
   step.context->set_remote_sender(session->second.router);
   step.context->set_tracing(req.trace);
   // An injected straggler: the step starts late (its peers' Recvs wait
@@ -195,7 +188,6 @@ caf::result<wire::RunGraphResponse> RunGraph(WorkerPointer self, wire::RunGraphR
   } else {
     step.context->Start(std::move(frames), done);
   }
-  step.promise = self->make_response_promise<wire::RunGraphResponse>();
   if (st.max_step.count() > 0) {
     const double secs = std::chrono::duration<double>(st.max_step).count();
     self->delayed_send(self, st.max_step, abort_step_atom::value, step_id,
@@ -213,7 +205,27 @@ caf::result<wire::RunGraphResponse> RunGraph(WorkerPointer self, wire::RunGraphR
                  static_cast<int32_t>(i), req.partitions[i].handle);
     }
   }
-  return step.promise;
+  return std::nullopt;
+}
+
+}  // namespace
+
+caf::result<wire::RunGraphResponse> RunGraph(WorkerPointer self, wire::RunGraphRequest& req) {
+  WorkerStep* step = nullptr;
+  std::optional<wire::RunGraphResponse> now = StartRunGraph(self, req, &step);
+  if (now) return std::move(*now);
+  step->promise = self->make_response_promise<wire::RunGraphResponse>();
+  return step->promise;
+}
+
+void RunDirectGraph(WorkerPointer self, uint64_t correlation, wire::RunGraphRequest& req) {
+  WorkerStep* step = nullptr;
+  const int64_t session_id = req.session_id;
+  const int64_t step_id = req.step_id;
+  std::optional<wire::RunGraphResponse> now = StartRunGraph(self, req, &step);
+  if (now) return self->state.direct->Reply(session_id, correlation, step_id, *now);
+  step->direct = true;
+  step->correlation = correlation;
 }
 
 void StepDone(WorkerPointer self, int64_t step_id) {
@@ -235,7 +247,11 @@ void StepDone(WorkerPointer self, int64_t step_id) {
   if (!s.ok()) response = ErrorResponse(s);
   response.sent = step.context->TakeTraffic();
   for (TaskTraffic& entry : response.sent) entry.src = self->state.task_name;
-  step.promise.deliver(std::move(response));
+  if (step.direct) {
+    self->state.direct->Reply(step.session_id, step.correlation, step_id, response);
+  } else {
+    step.promise.deliver(std::move(response));
+  }
   FinishStep(self, step_id);
 }
 
@@ -286,6 +302,8 @@ caf::result<wire::RegisterGraphResponse> RegisterGraph(WorkerPointer self,
                 session->second.handles.insert(handle);
                 self->state.graphs[handle] = RegisteredGraph{
                     session_id, device, response.num_args, response.num_retvals};
+                self->state.direct->AddPartition(session_id, handle, response.num_args,
+                                                 response.num_retvals);
               }
             }
             promise.deliver(std::move(response));
@@ -304,27 +322,24 @@ caf::result<wire::RegisterGraphResponse> RegisterGraph(WorkerPointer self,
 // device it waits for, which names the task to look at.
 void InspectStalls(WorkerPointer self) {
   WorkerState& st = self->state;
-  for (auto& [step_id, step] : st.steps) {
-    for (const auto& stalled : step.context->rendezvous()->StalledRecvs(st.stall_warning_after)) {
-      if (!step.reported_stalls.insert(stalled.key).second) continue;
-      // key: src_device;src_incarnation;dst_device;tensor_name;frame:iteration
-      std::vector<std::string> parts;
-      for (size_t start = 0;;) {
-        const size_t end = stalled.key.find(';', start);
-        parts.push_back(stalled.key.substr(start, end - start));
-        if (end == std::string::npos) break;
-        start = end + 1;
-      }
-      std::string line = "step " + std::to_string(step_id) + " on " + st.task_name + ": ";
-      if (parts.size() >= 4) {
-        line += "the Recv of '" + parts[3] + "' on " + parts[2] + " has waited " +
-                std::to_string(static_cast<int>(stalled.seconds)) + " s for " + parts[0];
-      } else {
-        line += "a Recv of '" + stalled.key + "' has waited " +
-                std::to_string(static_cast<int>(stalled.seconds)) + " s";
-      }
-      ReportStall(StallReporting{st.stall_warning_after, st.stall_log}, line);
+  for (const StepRegistry::Stall& stalled : st.registry->NewStalls(st.stall_warning_after)) {
+    // key: src_device;src_incarnation;dst_device;tensor_name;frame:iteration
+    std::vector<std::string> parts;
+    for (size_t start = 0;;) {
+      const size_t end = stalled.key.find(';', start);
+      parts.push_back(stalled.key.substr(start, end - start));
+      if (end == std::string::npos) break;
+      start = end + 1;
     }
+    std::string line = "step " + std::to_string(stalled.step_id) + " on " + st.task_name + ": ";
+    if (parts.size() >= 4) {
+      line += "the Recv of '" + parts[3] + "' on " + parts[2] + " has waited " +
+              std::to_string(static_cast<int>(stalled.seconds)) + " s for " + parts[0];
+    } else {
+      line += "a Recv of '" + stalled.key + "' has waited " +
+              std::to_string(static_cast<int>(stalled.seconds)) + " s";
+    }
+    ReportStall(StallReporting{st.stall_warning_after, st.stall_log}, line);
   }
   self->delayed_send(self, std::max<std::chrono::milliseconds>(st.stall_warning_after / 4,
                                                                std::chrono::milliseconds(50)),
@@ -333,11 +348,8 @@ void InspectStalls(WorkerPointer self) {
 
 // A tensor from a Send in another process, for a Recv of a step here.
 void DeliverPush(WorkerPointer self, const wire::TensorPush& push) {
-  if (self->state.finished.Contains(push.step_id)) return;
-  WorkerStep& step = GetOrCreateStep(self, push.step_id);
   HandlerScope scope(self);
-  NoteDelivery(self->state,
-               step.context->rendezvous()->DeliverFromPeer(push.key, push.value, push.is_dead));
+  (void)self->state.registry->Deliver(push.step_id, push.key, push.value, push.is_dead);
 }
 
 // Sends what an outbox gathered as one message (actors/worker/push_outbox.h).
@@ -363,8 +375,10 @@ void Sweep(WorkerPointer self) {
   for (auto it = self->state.steps.begin(); it != self->state.steps.end();) {
     const bool orphan = !it->second.has_run &&
                         now - it->second.context->created() > kOrphanStepLifetime;
-    if (orphan) IncomingTensors::Global().ReleaseStep(it->first);
     it = orphan ? self->state.steps.erase(it) : std::next(it);
+  }
+  for (int64_t orphan : self->state.registry->SweepOrphans(kOrphanStepLifetime)) {
+    IncomingTensors::Global().ReleaseStep(orphan);
   }
   // Outboxes of routers that were replaced or closed with their session.
   std::erase_if(self->state.outboxes, [](const auto& entry) { return entry.second.expired(); });

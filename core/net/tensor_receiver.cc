@@ -15,7 +15,9 @@
 #include "core/allocator.h"
 #include "core/cluster_secret.h"
 #include "core/logging.h"
+#include "core/net/buffered_reader.h"
 #include "core/net/data_handshake.h"
+#include "core/net/lane_message.h"
 #include "core/net/sealed_stream.h"
 #include "core/net/tcp_socket.h"
 #include "core/net/tensor_frame.h"
@@ -145,8 +147,9 @@ void TensorReceiver::ReadLoop(Connection* connection) {
     bool closed = false;
     std::unique_ptr<OpeningReader> sealed;
     if (!key.empty()) sealed = std::make_unique<OpeningReader>(fd, key);
+    BufferedReader plain(fd);
     while (s.ok() && !closed && !stopping_.load()) {
-      s = ReadFrame(fd, sealed.get(), &scratch, &closed);
+      s = ReadFrame(sealed ? nullptr : &plain, sealed.get(), &scratch, &closed);
     }
   }
   if (!s.ok() && !logged && !stopping_.load() &&
@@ -159,17 +162,25 @@ void TensorReceiver::ReadLoop(Connection* connection) {
   connection->done.store(true);
 }
 
-Status TensorReceiver::ReadFrame(int fd, OpeningReader* sealed, std::string* scratch,
-                                 bool* closed) {
+Status TensorReceiver::ReadFrame(BufferedReader* plain, OpeningReader* sealed,
+                                 std::string* scratch, bool* closed) {
   auto read = [&](void* out, size_t bytes) {
-    return sealed ? sealed->Recv(out, bytes) : RecvAll(fd, out, bytes);
+    return sealed ? sealed->Recv(out, bytes) : plain->Read(out, bytes);
   };
   char prefix_bytes[kFramePrefixBytes];
   // A close between frames: the sender is done with us.
   AF_RETURN_IF_ERROR(sealed ? sealed->Recv(prefix_bytes, kFramePrefixBytes, closed)
-                            : RecvAllOrClosed(fd, prefix_bytes, kFramePrefixBytes,
-                                              "a frame header", closed));
+                            : plain->ReadOrClosed(prefix_bytes, kFramePrefixBytes,
+                                                  "a frame header", closed));
   if (*closed) return Status::OK();
+  if (FrameMagicOf(prefix_bytes) == kLaneMagic && handlers_.message) {
+    LanePrefix lane;
+    AF_RETURN_IF_ERROR(ParseLanePrefix(prefix_bytes, &lane));
+    std::string body(lane.body_bytes, '\0');
+    AF_RETURN_IF_ERROR(read(body.data(), body.size()));
+    handlers_.message(lane, std::move(body));
+    return Status::OK();
+  }
   FramePrefix prefix;
   AF_RETURN_IF_ERROR(ParseFramePrefix(prefix_bytes, max_tensor_bytes_, &prefix));
   scratch->resize(prefix.rest_bytes());

@@ -1,5 +1,6 @@
 // The receiving half of the data plane: a TCP listener whose peers send
-// tensor frames (core/net/tensor_frame.h). An accept thread admits each
+// tensor frames (core/net/tensor_frame.h) and lane messages
+// (core/net/lane_message.h). An accept thread admits each
 // connection, and a reader thread per connection runs the handshake
 // (core/net/data_handshake.h), then reads frames: header, a destination
 // tensor from the CPU allocator (not zero-filled), the payload recv'd
@@ -17,11 +18,14 @@
 #include <string>
 #include <thread>
 
+#include "core/net/lane_message.h"
 #include "core/net/sealed_stream.h"
 #include "core/status.h"
 #include "core/tensor.h"
 
 namespace af::net {
+
+class BufferedReader;
 
 class TensorReceiver {
  public:
@@ -31,6 +35,9 @@ class TensorReceiver {
     // A frame whose tensor could not be allocated (its bytes were read and
     // dropped): the step waiting for it must fail.
     std::function<void(int64_t step_id, const std::string& key, const Status& why)> failed;
+    // A lane message (core/net/lane_message.h), on the connection's reader
+    // thread. Null: lane messages are garbage, and end the connection.
+    std::function<void(const LanePrefix& prefix, std::string body)> message;
     // One line for the log (stderr when null).
     std::function<void(const std::string&)> log;
   };
@@ -62,8 +69,10 @@ class TensorReceiver {
   void ReadLoop(Connection* connection);
   // Reads one frame and hands it on; an error ends the connection, and so
   // does `*closed` (the peer closed it between frames).
-  // `sealed`: the connection's decryption (null: plaintext).
-  Status ReadFrame(int fd, OpeningReader* sealed, std::string* scratch, bool* closed);
+  // `sealed`: the connection's decryption (null: plaintext, read through
+  // `plain`).
+  Status ReadFrame(BufferedReader* plain, OpeningReader* sealed, std::string* scratch,
+                   bool* closed);
   // Joins and forgets the connections whose reader has ended.
   void Reap();
   void Log(const std::string& line) const;

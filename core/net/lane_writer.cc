@@ -1,0 +1,275 @@
+#include "core/net/lane_writer.h"
+
+#include <pthread.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+
+#include "core/cluster_secret.h"
+#include "core/logging.h"
+#include "core/net/data_handshake.h"
+#include "core/net/sealed_stream.h"
+#include "core/net/tcp_socket.h"
+#include "core/net/tensor_frame.h"
+#include "core/net/transfer_counters.h"
+
+namespace af::net {
+namespace {
+
+constexpr auto kConnectTimeout = std::chrono::seconds(3);
+// A peer that stops reading for this long is treated as gone.
+constexpr auto kSendTimeout = std::chrono::seconds(60);
+// After a failed connect, writes to the address fall back for this long,
+// doubling per failure in a row up to kMaxRetryAfter.
+constexpr auto kRetryAfter = std::chrono::seconds(5);
+constexpr auto kMaxRetryAfter = std::chrono::minutes(5);
+
+// The receiver never writes after the handshake: anything readable means
+// it closed (or reset) the connection.
+bool PeerClosed(int fd) {
+  char byte;
+  const ssize_t got = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+// The batches open on this thread, innermost first.
+thread_local LaneWriter::Batch* tls_batch = nullptr;
+
+}  // namespace
+
+struct LaneWriter::Connection {
+  std::mutex write_mu;  // one frame at a time; guards broken
+  int fd = -1;
+  std::unique_ptr<SealingWriter> sealed;
+  bool broken = false;
+  ~Connection() {
+    sealed.reset();
+    if (fd >= 0) close(fd);
+  }
+};
+
+LaneWriter::Batch::Batch(LaneWriter* writer) : writer_(writer), outer_(tls_batch) {
+  tls_batch = this;
+}
+
+LaneWriter::Batch::~Batch() {
+  tls_batch = outer_;
+  for (Pending& p : pending_) {
+    // A failure here is a broken connection: its frames are lost as in
+    // any write that finds it so (the writer logged nothing new).
+    (void)writer_->Write(p.address, p.iov.data(), static_cast<int>(p.iov.size()));
+  }
+}
+
+LaneWriter::Batch::Pending* LaneWriter::Batch::For(const std::string& address) {
+  for (Pending& p : pending_) {
+    if (p.address == address) return &p;
+  }
+  pending_.emplace_back();
+  pending_.back().address = address;
+  return &pending_.back();
+}
+
+LaneWriter::Batch* LaneWriter::ActiveBatch() {
+  // Only the outermost batch of this writer gathers; a batch of another
+  // writer in between does not see this writer's frames.
+  Batch* found = nullptr;
+  for (Batch* b = tls_batch; b != nullptr; b = b->outer_) {
+    if (b->writer_ == this) found = b;
+  }
+  return found;
+}
+
+bool LaneWriter::ReadyOrConnect(const std::string& address) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_.load()) return false;
+  Peer& peer = peers_[address];
+  if (peer.ready != nullptr && !peer.ready->broken) return true;
+  StartConnecting(address, &peer);
+  return false;
+}
+
+
+LaneWriter::LaneWriter(std::string secret, std::function<void(const std::string&)> log)
+    : secret_(std::move(secret)), log_(std::move(log)) {}
+
+LaneWriter::~LaneWriter() { Stop(); }
+
+void LaneWriter::Log(const std::string& line) const {
+  if (log_) {
+    log_(line);
+  } else {
+    AF_LOG(WARNING) << "data plane: " << line;
+  }
+}
+
+Status LaneWriter::SendTensor(const std::string& address, int64_t step_id, std::string_view key,
+                              const Tensor& value) {
+  if (!CanFrame(value)) {
+    return errors::InvalidArgument("data plane: tensor '", key, "' of dtype ",
+                                   DataTypeString(value.dtype()), " cannot travel as a frame");
+  }
+  if (Batch* batch = ActiveBatch()) {
+    if (!ReadyOrConnect(address)) {
+      return errors::Unavailable("data plane: no connection to ", address, " yet");
+    }
+    Batch::Pending* p = batch->For(address);
+    p->bytes.push_back(EncodeFrameHeader(step_id, key, value));
+    p->iov.push_back({p->bytes.back().data(), p->bytes.back().size()});
+    if (value.TotalBytes() > 0) {
+      p->tensors.push_back(value);
+      p->iov.push_back({const_cast<void*>(static_cast<const void*>(value.raw_data())),
+                        value.TotalBytes()});
+    }
+    TransferCounters& counters = TransferCounters::Global();
+    counters.tensors_sent.fetch_add(1, std::memory_order_relaxed);
+    counters.bytes_sent.fetch_add(value.TotalBytes(), std::memory_order_relaxed);
+    return Status::OK();
+  }
+  std::string header = EncodeFrameHeader(step_id, key, value);
+  iovec iov[2] = {{header.data(), header.size()},
+                  {const_cast<void*>(static_cast<const void*>(value.raw_data())), value.TotalBytes()}};
+  Status s = Write(address, iov, value.TotalBytes() > 0 ? 2 : 1);
+  if (s.ok()) {
+    TransferCounters& counters = TransferCounters::Global();
+    counters.tensors_sent.fetch_add(1, std::memory_order_relaxed);
+    counters.bytes_sent.fetch_add(value.TotalBytes(), std::memory_order_relaxed);
+  }
+  return s;
+}
+
+Status LaneWriter::SendMessage(const std::string& address, LanePrefix prefix,
+                               std::string_view body) {
+  if (body.size() > kMaxLaneBodyBytes) {
+    return errors::ResourceExhausted("data plane: a lane message of ", body.size(),
+                                     " bytes (limit ", kMaxLaneBodyBytes, ")");
+  }
+  prefix.body_bytes = static_cast<uint32_t>(body.size());
+  std::array<char, kLanePrefixBytes> head = EncodeLanePrefix(prefix);
+  if (Batch* batch = ActiveBatch()) {
+    if (!ReadyOrConnect(address)) {
+      return errors::Unavailable("data plane: no connection to ", address, " yet");
+    }
+    Batch::Pending* p = batch->For(address);
+    std::string& bytes = p->bytes.emplace_back(head.data(), head.size());
+    bytes.append(body.data(), body.size());
+    p->iov.push_back({bytes.data(), bytes.size()});
+    return Status::OK();
+  }
+  iovec iov[2] = {{head.data(), head.size()}, {const_cast<char*>(body.data()), body.size()}};
+  return Write(address, iov, body.empty() ? 1 : 2);
+}
+
+bool LaneWriter::Ready(const std::string& address) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = peers_.find(address);
+  return it != peers_.end() && it->second.ready != nullptr;
+}
+
+void LaneWriter::Prepare(const std::string& address) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_.load()) return;
+  Peer& peer = peers_[address];
+  if (peer.ready == nullptr) StartConnecting(address, &peer);
+}
+
+Status LaneWriter::Write(const std::string& address, iovec* iov, int count) {
+  std::shared_ptr<Connection> connection;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_.load()) return errors::Cancelled("data plane: stopping");
+    Peer& peer = peers_[address];
+    connection = peer.ready;
+    if (connection == nullptr) {
+      StartConnecting(address, &peer);
+      return errors::Unavailable("data plane: no connection to ", address, " yet");
+    }
+  }
+  Status s;
+  {
+    std::lock_guard<std::mutex> lock(connection->write_mu);
+    if (connection->broken) {
+      s = errors::Unavailable("data plane: the connection to ", address, " broke");
+    } else if (PeerClosed(connection->fd)) {
+      s = errors::Unavailable("data plane: ", address, " closed the connection");
+    } else {
+      s = connection->sealed ? connection->sealed->Send(iov, count)
+                             : SendAll(connection->fd, iov, count);
+    }
+    if (!s.ok()) {
+      connection->broken = true;
+      shutdown(connection->fd, SHUT_RDWR);
+    }
+  }
+  if (!s.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Peer& peer = peers_[address];
+    if (peer.ready == connection) peer.ready = nullptr;  // the next write dials again
+  }
+  return s;
+}
+
+void LaneWriter::StartConnecting(const std::string& address, Peer* peer) {
+  if (peer->connecting || stopping_.load() || Clock::now() < peer->retry_after) return;
+  if (peer->connector.joinable()) peer->connector.join();  // a finished attempt
+  peer->connecting = true;
+  peer->connector = std::thread([this, address, peer] { Connect(address, peer); });
+}
+
+void LaneWriter::Connect(const std::string& address, Peer* peer) {
+  pthread_setname_np(pthread_self(), "af.lane.dial");
+  auto connection = std::make_shared<Connection>();
+  std::string key;
+  Status s = ConnectTcp(address, kConnectTimeout, stopping_, &connection->fd);
+  if (s.ok()) {
+    ConfigureDataSocket(connection->fd, kSendTimeout);
+    SetReceiveTimeout(connection->fd, kHandshakeTimeout);
+    const size_t colon = address.rfind(':');
+    const std::string host = colon == std::string::npos ? address : address.substr(0, colon);
+    s = ConnectorHandshake(connection->fd, secret_, WantEncryption(IsLoopbackHost(host)), &key);
+  }
+  if (s.ok() && !key.empty()) connection->sealed = std::make_unique<SealingWriter>(connection->fd, key);
+  bool log = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    peer->connecting = false;
+    if (s.ok() && !stopping_.load()) {
+      peer->ready = std::move(connection);
+      peer->failures = 0;
+      peer->failure_logged = false;
+    } else if (!s.ok()) {
+      peer->retry_after =
+          Clock::now() + std::min<Clock::duration>(kRetryAfter * (1 << std::min(peer->failures, 8)),
+                                                   kMaxRetryAfter);
+      ++peer->failures;
+      log = !stopping_.load() && !peer->failure_logged;
+      peer->failure_logged = true;
+    }
+  }
+  if (log) {
+    Log("cannot open a direct connection to " + address + ": " + s.ToString() +
+        "; steps and small tensors for it go through CAF until it can be reached");
+  }
+}
+
+void LaneWriter::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_.exchange(true)) return;
+    for (auto& [address, peer] : peers_) {
+      if (peer.ready) shutdown(peer.ready->fd, SHUT_RDWR);
+    }
+  }
+  // No connector starts once stopping_ is set; the running ones see it.
+  for (auto& [address, peer] : peers_) {
+    if (peer.connector.joinable()) peer.connector.join();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  peers_.clear();
+}
+
+}  // namespace af::net
