@@ -16,6 +16,28 @@ constexpr auto kAbortGrace = std::chrono::milliseconds(500);
 
 }  // namespace
 
+bool FindPlanPartitions(const LocalPlan& plan, const LocalPartitionTable& table,
+                        std::vector<LocalPartition>* out) {
+  out->resize(plan.partitions.size());
+  for (size_t i = 0; i < plan.partitions.size(); ++i) {
+    if (!table.Find(plan.partitions[i].handle, &(*out)[i])) return false;
+  }
+  return true;
+}
+
+std::vector<CallFrame> PlanFrames(const LocalPlan& plan,
+                                  const std::vector<std::pair<std::string, Tensor>>& feeds) {
+  std::vector<CallFrame> frames;
+  frames.reserve(plan.partitions.size());
+  for (const LocalPlan::Partition& p : plan.partitions)
+    frames.emplace_back(std::vector<Tensor>(p.num_args), p.num_retvals);
+  for (size_t f = 0; f < feeds.size(); ++f) {
+    const LocalPlan::Place& place = plan.feeds[f];
+    if (place.partition >= 0) frames[place.partition].mutable_args()[place.index] = feeds[f].second;
+  }
+  return frames;
+}
+
 bool LocalStepRunner::TryRun(const std::string& key,
                              const std::vector<std::pair<std::string, Tensor>>& feeds,
                              size_t num_fetches, Clock::time_point deadline,
@@ -26,10 +48,8 @@ bool LocalStepRunner::TryRun(const std::string& key,
     return false;
   }
   const size_t n = plan->partitions.size();
-  std::vector<LocalPartition> parts(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (!partitions_->Find(plan->partitions[i].handle, &parts[i])) return false;
-  }
+  std::vector<LocalPartition> parts;
+  if (!FindPlanPartitions(*plan, *partitions_, &parts)) return false;
   if (Clock::now() >= deadline) {
     *status = errors::DeadlineExceeded("Run: the deadline passed before the step started");
     return true;
@@ -37,14 +57,7 @@ bool LocalStepRunner::TryRun(const std::string& key,
 
   const int64_t step_id = g_next_local_step_id.fetch_add(1, std::memory_order_relaxed);
   auto step = std::make_shared<StepContext>(step_id, partitions_->local_devices());
-  std::vector<CallFrame> frames;
-  frames.reserve(n);
-  for (const LocalPlan::Partition& p : plan->partitions)
-    frames.emplace_back(std::vector<Tensor>(p.num_args), p.num_retvals);
-  for (size_t f = 0; f < feeds.size(); ++f) {
-    const LocalPlan::Place& place = plan->feeds[f];
-    if (place.partition >= 0) frames[place.partition].mutable_args()[place.index] = feeds[f].second;
-  }
+  std::vector<CallFrame> frames = PlanFrames(*plan, feeds);
   auto done = std::make_shared<Completion>();
   step->Start(std::move(frames), [done] { done->Notify(); });
   {
@@ -55,16 +68,7 @@ bool LocalStepRunner::TryRun(const std::string& key,
     }
     running_.insert(step);
   }
-  for (size_t i = 0; i < n; ++i) {
-    step->KeepAlive(static_cast<int>(i), parts[i].owner);
-    Executor::Args args;
-    args.step_id = step_id;
-    args.rendezvous = step->rendezvous();
-    args.cancellation_manager = step->cancellation_manager();
-    args.call_frame = step->frame(static_cast<int>(i));
-    args.resource_manager = parts[i].resource_manager;
-    parts[i].executor->RunAsync(args, [step](const Status& s) { step->PartitionDone(s); });
-  }
+  RunPartitions(step, parts);
 
   bool finished = done->WaitUntil(deadline);
   if (!finished) {

@@ -26,6 +26,14 @@
 
 namespace af {
 
+// The executors of `plan`'s in-process partitions, in order; false when one
+// is no longer registered.
+bool FindPlanPartitions(const LocalPlan& plan, const LocalPartitionTable& table,
+                        std::vector<LocalPartition>* out);
+// One call frame per in-process partition, with the feeds that go to them.
+std::vector<CallFrame> PlanFrames(const LocalPlan& plan,
+                                  const std::vector<std::pair<std::string, Tensor>>& feeds);
+
 class LocalStepRunner {
  public:
   using Clock = std::chrono::steady_clock;

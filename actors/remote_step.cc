@@ -5,6 +5,7 @@
 #include <random>
 
 #include "actors/completion.h"
+#include "actors/local_step.h"
 #include "actors/transport/lane_replies.h"
 #include "actors/transport/wire_codec.h"
 #include "actors/worker/data_plane.h"
@@ -28,7 +29,6 @@ std::atomic<int64_t> g_next_step_id = [] {
 
 std::atomic<uint64_t> g_steps_run{0};
 
-
 // How long an aborted step's own partitions get to notice, past the
 // deadline, before the caller is answered anyway.
 constexpr auto kAbortGrace = std::chrono::milliseconds(500);
@@ -42,7 +42,7 @@ struct RemoteStepRunner::Running {
   std::shared_ptr<StepContext> step;
   std::shared_ptr<DataPlane> plane;
   Completion done;
-  std::mutex mu;  // guards the fields below
+  std::mutex mu;                     // guards the fields below
   std::vector<std::string> sent_to;  // lanes that got their RunGraph
   std::vector<uint64_t> correlations;
   std::vector<wire::RunGraphResponse> responses;  // parallel to the plan's remotes
@@ -72,7 +72,8 @@ struct RemoteStepRunner::Running {
     prefix.kind = net::LaneKind::kAbortStep;
     prefix.correlation = static_cast<uint64_t>(why.code());
     prefix.step_id = step_id;
-    for (const std::string& address : targets) (void)plane->SendMessage(address, prefix, why.message());
+    for (const std::string& address : targets)
+      (void)plane->SendMessage(address, prefix, why.message());
     done.Notify();
   }
 };
@@ -98,10 +99,8 @@ bool RemoteStepRunner::TryRun(const std::string& key,
     }
   }
   const size_t n = plan->partitions.size();
-  std::vector<LocalPartition> parts(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (!partitions_->Find(plan->partitions[i].handle, &parts[i])) return false;
-  }
+  std::vector<LocalPartition> parts;
+  if (!FindPlanPartitions(*plan, *partitions_, &parts)) return false;
   if (Clock::now() >= deadline) {
     *status = errors::DeadlineExceeded("Run: the deadline passed before the step started");
     return true;
@@ -163,13 +162,8 @@ bool RemoteStepRunner::TryRun(const std::string& key,
       req.partitions[p].args.resize(remote.num_args[p]);
     }
   }
-  std::vector<CallFrame> frames;
-  frames.reserve(n);
-  for (const LocalPlan::Partition& p : plan->partitions)
-    frames.emplace_back(std::vector<Tensor>(p.num_args), p.num_retvals);
+  std::vector<CallFrame> frames = PlanFrames(*plan, feeds);
   for (size_t f = 0; f < feeds.size(); ++f) {
-    const LocalPlan::Place& place = plan->feeds[f];
-    if (place.partition >= 0) frames[place.partition].mutable_args()[place.index] = feeds[f].second;
     const LocalPlan::RemotePlace& there = plan->remote_feeds[f];
     if (there.remote >= 0) {
       requests[there.remote].partitions[there.partition].args[there.index] = feeds[f].second;
@@ -212,11 +206,12 @@ bool RemoteStepRunner::TryRun(const std::string& key,
     prefix.kind = net::LaneKind::kRunGraph;
     prefix.correlation = correlation;
     prefix.step_id = step_id;
-    Status sent = body.size() > net::kMaxLaneBodyBytes
-                      ? errors::ResourceExhausted("Run: the feeds for ", remote.task, " total ",
-                                                  body.size(), " bytes, more than a lane message "
-                                                  "carries")
-                      : path->plane->SendMessage(remote.lane_address, prefix, body);
+    Status sent =
+        body.size() > net::kMaxLaneBodyBytes
+            ? errors::ResourceExhausted("Run: the feeds for ", remote.task, " total ", body.size(),
+                                        " bytes, more than a lane message "
+                                        "carries")
+            : path->plane->SendMessage(remote.lane_address, prefix, body);
     if (!sent.ok()) {
       run->Fail(sent.WithContext("Run (step " + std::to_string(step_id) + "): " + remote.task));
       break;
@@ -230,16 +225,7 @@ bool RemoteStepRunner::TryRun(const std::string& key,
     started = run->error.ok();
   }
   if (started && n > 0) {
-    for (size_t i = 0; i < n; ++i) {
-      step->KeepAlive(static_cast<int>(i), parts[i].owner);
-      Executor::Args args;
-      args.step_id = step_id;
-      args.rendezvous = step->rendezvous();
-      args.cancellation_manager = step->cancellation_manager();
-      args.call_frame = step->frame(static_cast<int>(i));
-      args.resource_manager = parts[i].resource_manager;
-      parts[i].executor->RunAsync(args, [step](const Status& s) { step->PartitionDone(s); });
-    }
+    RunPartitions(step, parts);
   } else if (n > 0) {
     // Never started: nothing of ours will end it.
     step->Abort(run->error);

@@ -1,5 +1,10 @@
 #include "bench/bench_util.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -45,6 +50,26 @@ void PrintResult(const std::string& bench, const std::string& case_name,
 double Quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   return v[std::min(v.size() - 1, static_cast<size_t>(q * (v.size() - 1) + 0.5))];
+}
+
+void LoopbackTcpPair(int* client, int* server) {
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  listen(listener, 1);
+  getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  *client = socket(AF_INET, SOCK_STREAM, 0);
+  if (connect(*client, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    CheckOk(errors::Unavailable("connect to the loopback listener"), "raw TCP pair");
+  }
+  *server = accept(listener, nullptr, nullptr);
+  close(listener);
+  const int one = 1;
+  setsockopt(*client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  setsockopt(*server, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
 void CheckOk(const Status& s, const std::string& what) {

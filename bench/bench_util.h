@@ -30,6 +30,10 @@ double Quantile(std::vector<double> v, double q);
 // meaningful figure to print then.
 void CheckOk(const Status& s, const std::string& what);
 
+// A connected TCP pair on loopback, TCP_NODELAY on both ends (the raw
+// peers the transport benchmarks compare against).
+void LoopbackTcpPair(int* client, int* server);
+
 // GraphDef building.
 tensorflow::NodeDef* AddNode(tensorflow::GraphDef* g, const std::string& name,
                              const std::string& op, const std::vector<std::string>& inputs);

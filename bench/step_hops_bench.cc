@@ -45,20 +45,8 @@ void ReadFully(int fd, char* data, size_t n) {
 
 // Round trips of a 4-byte request answered with 8 bytes, in microseconds.
 std::vector<double> RawTcpRoundTrips(int runs) {
-  int listener = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  listen(listener, 1);
-  getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
-  int client = socket(AF_INET, SOCK_STREAM, 0);
-  connect(client, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  int server = accept(listener, nullptr, nullptr);
-  const int one = 1;
-  setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  setsockopt(server, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  int client = -1, server = -1;
+  LoopbackTcpPair(&client, &server);
   const int total = runs + 200;
   std::thread echo([&] {
     char request[4], answer[8] = {};
@@ -73,12 +61,12 @@ std::vector<double> RawTcpRoundTrips(int runs) {
     const auto t0 = Clock::now();
     if (write(client, request, sizeof request) != sizeof request) break;
     ReadFully(client, answer, sizeof answer);
-    if (i >= 200) micros.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    if (i >= 200)
+      micros.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
   }
   echo.join();
   close(client);
   close(server);
-  close(listener);
   return micros;
 }
 
@@ -99,8 +87,8 @@ tensorflow::GraphDef ScalarGraph() {
 void PrintQuantiles(const std::string& name, std::vector<double> micros,
                     const std::string& extra = "") {
   for (int p : {50, 90, 99}) {
-    PrintResult("step_hops", name, extra + (extra.empty() ? "" : ",") + "\"runs\":" +
-                                       std::to_string(micros.size()),
+    PrintResult("step_hops", name,
+                extra + (extra.empty() ? "" : ",") + "\"runs\":" + std::to_string(micros.size()),
                 "p" + std::to_string(p) + "_us", Quantile(micros, p / 100.0), "us");
   }
 }
@@ -150,8 +138,7 @@ const HopSpan kSpans[] = {
     {"feed_reaches_the_server_reader", Hop::kTensorWritten, true, Hop::kTensorRead, false},
     {"server_runs_identity_and_writes_the_result", Hop::kTensorRead, false, Hop::kTensorWritten,
      false},
-    {"server_finishes_and_writes_the_reply", Hop::kTensorWritten, false, Hop::kReplyWritten,
-     false},
+    {"server_finishes_and_writes_the_reply", Hop::kTensorWritten, false, Hop::kReplyWritten, false},
     {"result_reaches_the_client_reader", Hop::kTensorWritten, false, Hop::kTensorRead, true},
     {"reply_reaches_the_client_reader", Hop::kReplyWritten, false, Hop::kReplyRead, true},
     {"client_thread_wakes_and_returns", Hop::kReplyRead, true, Hop::kRunEnd, true},

@@ -47,20 +47,8 @@ const std::string kLocal = "/job:localhost/replica:0/task:0/device:CPU:0";
 // answer comes back (the mean of `repeats`, as for the steps; both ends
 // live across the repeats).
 double RawTcpSeconds(size_t bytes, int repeats) {
-  int listener = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  listen(listener, 1);
-  getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
-  int sender = socket(AF_INET, SOCK_STREAM, 0);
-  connect(sender, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  int receiver = accept(listener, nullptr, nullptr);
-  const int one = 1;
-  setsockopt(sender, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  setsockopt(receiver, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  int sender = -1, receiver = -1;
+  LoopbackTcpPair(&sender, &receiver);
   const int warm_up = 3;
   // The answering end is another process, as the server is.
   const pid_t child = fork();
@@ -98,7 +86,6 @@ double RawTcpSeconds(size_t bytes, int repeats) {
     if (r >= warm_up) times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
   }
   close(sender);
-  close(listener);
   waitpid(child, nullptr, 0);
   // The mean, as TimePerCall gives for the steps.
   double total = 0;

@@ -38,16 +38,26 @@ const bool g_enabled = TheBuffer() != nullptr;
 
 const char* HopName(Hop hop) {
   switch (hop) {
-    case Hop::kRunStart: return "run_start";
-    case Hop::kRequestWritten: return "request_written";
-    case Hop::kRequestRead: return "request_read";
-    case Hop::kPartitionsStarted: return "partitions_started";
-    case Hop::kTensorWritten: return "tensor_written";
-    case Hop::kTensorRead: return "tensor_read";
-    case Hop::kReplyWritten: return "reply_written";
-    case Hop::kReplyRead: return "reply_read";
-    case Hop::kRunEnd: return "run_end";
-    case Hop::kNumHops: break;
+    case Hop::kRunStart:
+      return "run_start";
+    case Hop::kRequestWritten:
+      return "request_written";
+    case Hop::kRequestRead:
+      return "request_read";
+    case Hop::kPartitionsStarted:
+      return "partitions_started";
+    case Hop::kTensorWritten:
+      return "tensor_written";
+    case Hop::kTensorRead:
+      return "tensor_read";
+    case Hop::kReplyWritten:
+      return "reply_written";
+    case Hop::kReplyRead:
+      return "reply_read";
+    case Hop::kRunEnd:
+      return "run_end";
+    case Hop::kNumHops:
+      break;
   }
   return "?";
 }
@@ -61,10 +71,9 @@ void HopTrace::Mark(int64_t step_id, Hop hop) {
   if (slot >= kCapacity) return;
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  b->marks[slot] = HopMark{step_id,
-                           static_cast<uint64_t>(ts.tv_sec) * 1000000000u +
-                               static_cast<uint64_t>(ts.tv_nsec),
-                           hop};
+  b->marks[slot] = HopMark{
+      step_id, static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec),
+      hop};
 }
 
 std::vector<HopMark> HopTrace::Marks() {

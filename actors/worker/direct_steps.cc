@@ -35,8 +35,8 @@ Status CheckIncarnation(std::string_view task_name, uint64_t incarnation, uint64
 }
 
 void DirectSteps::OpenSession(int64_t session_id, caf::actor master,
-                              std::shared_ptr<const RemoteSender> router,
-                              std::string reply_address, bool in_worker) {
+                              std::shared_ptr<const RemoteSender> router, std::string reply_address,
+                              bool in_worker) {
   std::lock_guard<std::mutex> lock(mu_);
   auto session = std::make_shared<Session>();
   if (auto it = sessions_.find(session_id); it != sessions_.end()) {
@@ -108,16 +108,14 @@ void DirectSteps::HandleRunGraph(const net::LanePrefix& prefix, std::string_view
                      ErrorReply(errors::FailedPrecondition("RunGraph: session ", req.session_id,
                                                            " is not open on ", task_name_)));
   }
-  if (Status s = CheckIncarnation(task_name_, incarnation_, req.incarnation, "RunGraph");
-      !s.ok()) {
+  if (Status s = CheckIncarnation(task_name_, incarnation_, req.incarnation, "RunGraph"); !s.ok()) {
     return SendReply(session->reply_address, session->master, prefix.correlation, req.step_id,
                      ErrorReply(s));
   }
   if (session->in_worker || req.trace) {
     auto worker = caf::actor_cast<caf::strong_actor_ptr>(worker_);
     if (!worker) return;  // the worker is stopping: so is the session
-    SendFromAnyThreadAs(worker, worker, direct_run_atom::value, prefix.correlation,
-                        std::move(req));
+    SendFromAnyThreadAs(worker, worker, direct_run_atom::value, prefix.correlation, std::move(req));
     return;
   }
   RunInline(req, session, prefix.correlation);
@@ -138,8 +136,7 @@ std::shared_ptr<const RemoteSender> DirectSteps::Router(int64_t session_id) {
 }
 
 void DirectSteps::RunInline(wire::RunGraphRequest& req,
-                            const std::shared_ptr<const Session>& session,
-                            uint64_t correlation) {
+                            const std::shared_ptr<const Session>& session, uint64_t correlation) {
   const int64_t step_id = req.step_id;
   const int64_t session_id = req.session_id;
   auto fail = [&](const Status& s) {
@@ -159,9 +156,9 @@ void DirectSteps::RunInline(wire::RunGraphRequest& req,
     }
     if (static_cast<int32_t>(call.args.size()) != known->second.num_args) {
       registry_->Finish(step_id);
-      return fail(errors::InvalidArgument("RunGraph: partition ", call.handle, " on ",
-                                          task_name_, " takes ", known->second.num_args,
-                                          " arguments, got ", call.args.size()));
+      return fail(errors::InvalidArgument("RunGraph: partition ", call.handle, " on ", task_name_,
+                                          " takes ", known->second.num_args, " arguments, got ",
+                                          call.args.size()));
     }
     frames.emplace_back(std::move(call.args), known->second.num_retvals);
   }
@@ -192,16 +189,7 @@ void DirectSteps::RunInline(wire::RunGraphRequest& req,
     self->registry_->Finish(step_id);
     self->SendReply(session->reply_address, session->master, correlation, step_id, response);
   });
-  for (size_t i = 0; i < parts.size(); ++i) {
-    step->KeepAlive(static_cast<int>(i), parts[i].owner);
-    Executor::Args args;
-    args.step_id = step_id;
-    args.rendezvous = step->rendezvous();
-    args.cancellation_manager = step->cancellation_manager();
-    args.call_frame = step->frame(static_cast<int>(i));
-    args.resource_manager = parts[i].resource_manager;
-    parts[i].executor->RunAsync(args, [step](const Status& s) { step->PartitionDone(s); });
-  }
+  RunPartitions(step, parts);
   HopTrace::Mark(step_id, Hop::kPartitionsStarted);
 }
 

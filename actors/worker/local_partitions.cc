@@ -1,6 +1,22 @@
 #include "actors/worker/local_partitions.h"
 
+#include "runtime/executor.h"
+
 namespace af {
+
+void RunPartitions(const std::shared_ptr<StepContext>& step,
+                   const std::vector<LocalPartition>& parts) {
+  for (size_t i = 0; i < parts.size(); ++i) {
+    step->KeepAlive(static_cast<int>(i), parts[i].owner);
+    Executor::Args args;
+    args.step_id = step->step_id();
+    args.rendezvous = step->rendezvous();
+    args.cancellation_manager = step->cancellation_manager();
+    args.call_frame = step->frame(static_cast<int>(i));
+    args.resource_manager = parts[i].resource_manager;
+    parts[i].executor->RunAsync(args, [step](const Status& s) { step->PartitionDone(s); });
+  }
+}
 
 void LocalPartitionTable::Add(int64_t handle, LocalPartition partition) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "actors/worker/step_context.h"
 
@@ -23,6 +24,12 @@ struct LocalPartition {
   Executor* executor = nullptr;
   ResourceMgr* resource_manager = nullptr;  // the device's containers
 };
+
+// Starts `parts` (partition i runs with the step's frame i) on this thread;
+// each one's end goes to the step's PartitionDone. The step keeps every
+// executor alive until it ends.
+void RunPartitions(const std::shared_ptr<StepContext>& step,
+                   const std::vector<LocalPartition>& parts);
 
 class LocalPartitionTable {
  public:

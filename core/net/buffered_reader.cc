@@ -36,8 +36,7 @@ Status BufferedReader::Read(void* out, size_t bytes) {
   return Status::OK();
 }
 
-Status BufferedReader::ReadOrClosed(void* out, size_t bytes, std::string_view what,
-                                    bool* closed) {
+Status BufferedReader::ReadOrClosed(void* out, size_t bytes, std::string_view what, bool* closed) {
   char* dst = static_cast<char*>(out);
   size_t have = 0;
   while (have < bytes) {

@@ -20,32 +20,16 @@
 namespace af::net {
 namespace {
 
-constexpr auto kConnectTimeout = std::chrono::seconds(3);
-// A peer that stops reading for this long is treated as gone.
-constexpr auto kSendTimeout = std::chrono::seconds(60);
-// After a failed connect, writes to the address fall back for this long,
-// doubling per failure in a row up to kMaxRetryAfter.
-constexpr auto kRetryAfter = std::chrono::seconds(5);
-constexpr auto kMaxRetryAfter = std::chrono::minutes(5);
-
-// The receiver never writes after the handshake: anything readable means
-// it closed (or reset) the connection.
-bool PeerClosed(int fd) {
-  char byte;
-  const ssize_t got = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  return got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
-}
-
 // The batches open on this thread, innermost first.
 thread_local LaneWriter::Batch* tls_batch = nullptr;
 
 }  // namespace
 
 struct LaneWriter::Connection {
-  std::mutex write_mu;  // one frame at a time; guards broken
+  std::mutex write_mu;  // one frame at a time
   int fd = -1;
   std::unique_ptr<SealingWriter> sealed;
-  bool broken = false;
+  std::atomic<bool> broken{false};  // set under write_mu, read anywhere
   ~Connection() {
     sealed.reset();
     if (fd >= 0) close(fd);
@@ -93,7 +77,6 @@ bool LaneWriter::ReadyOrConnect(const std::string& address) {
   return false;
 }
 
-
 LaneWriter::LaneWriter(std::string secret, std::function<void(const std::string&)> log)
     : secret_(std::move(secret)), log_(std::move(log)) {}
 
@@ -122,8 +105,8 @@ Status LaneWriter::SendTensor(const std::string& address, int64_t step_id, std::
     p->iov.push_back({p->bytes.back().data(), p->bytes.back().size()});
     if (value.TotalBytes() > 0) {
       p->tensors.push_back(value);
-      p->iov.push_back({const_cast<void*>(static_cast<const void*>(value.raw_data())),
-                        value.TotalBytes()});
+      p->iov.push_back(
+          {const_cast<void*>(static_cast<const void*>(value.raw_data())), value.TotalBytes()});
     }
     TransferCounters& counters = TransferCounters::Global();
     counters.tensors_sent.fetch_add(1, std::memory_order_relaxed);
@@ -131,8 +114,9 @@ Status LaneWriter::SendTensor(const std::string& address, int64_t step_id, std::
     return Status::OK();
   }
   std::string header = EncodeFrameHeader(step_id, key, value);
-  iovec iov[2] = {{header.data(), header.size()},
-                  {const_cast<void*>(static_cast<const void*>(value.raw_data())), value.TotalBytes()}};
+  iovec iov[2] = {
+      {header.data(), header.size()},
+      {const_cast<void*>(static_cast<const void*>(value.raw_data())), value.TotalBytes()}};
   Status s = Write(address, iov, value.TotalBytes() > 0 ? 2 : 1);
   if (s.ok()) {
     TransferCounters& counters = TransferCounters::Global();
@@ -167,7 +151,7 @@ Status LaneWriter::SendMessage(const std::string& address, LanePrefix prefix,
 bool LaneWriter::Ready(const std::string& address) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = peers_.find(address);
-  return it != peers_.end() && it->second.ready != nullptr;
+  return it != peers_.end() && it->second.ready != nullptr && !it->second.ready->broken;
 }
 
 void LaneWriter::Prepare(const std::string& address) {
@@ -194,7 +178,7 @@ Status LaneWriter::Write(const std::string& address, iovec* iov, int count) {
     std::lock_guard<std::mutex> lock(connection->write_mu);
     if (connection->broken) {
       s = errors::Unavailable("data plane: the connection to ", address, " broke");
-    } else if (PeerClosed(connection->fd)) {
+    } else if (PeerHasClosed(connection->fd)) {
       s = errors::Unavailable("data plane: ", address, " closed the connection");
     } else {
       s = connection->sealed ? connection->sealed->Send(iov, count)
@@ -224,15 +208,16 @@ void LaneWriter::Connect(const std::string& address, Peer* peer) {
   pthread_setname_np(pthread_self(), "af.lane.dial");
   auto connection = std::make_shared<Connection>();
   std::string key;
-  Status s = ConnectTcp(address, kConnectTimeout, stopping_, &connection->fd);
+  Status s = ConnectTcp(address, kDataConnectTimeout, stopping_, &connection->fd);
   if (s.ok()) {
-    ConfigureDataSocket(connection->fd, kSendTimeout);
+    ConfigureDataSocket(connection->fd, kDataSendTimeout);
     SetReceiveTimeout(connection->fd, kHandshakeTimeout);
     const size_t colon = address.rfind(':');
     const std::string host = colon == std::string::npos ? address : address.substr(0, colon);
     s = ConnectorHandshake(connection->fd, secret_, WantEncryption(IsLoopbackHost(host)), &key);
   }
-  if (s.ok() && !key.empty()) connection->sealed = std::make_unique<SealingWriter>(connection->fd, key);
+  if (s.ok() && !key.empty())
+    connection->sealed = std::make_unique<SealingWriter>(connection->fd, key);
   bool log = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -242,9 +227,7 @@ void LaneWriter::Connect(const std::string& address, Peer* peer) {
       peer->failures = 0;
       peer->failure_logged = false;
     } else if (!s.ok()) {
-      peer->retry_after =
-          Clock::now() + std::min<Clock::duration>(kRetryAfter * (1 << std::min(peer->failures, 8)),
-                                                   kMaxRetryAfter);
+      peer->retry_after = Clock::now() + ConnectBackoff(peer->failures);
       ++peer->failures;
       log = !stopping_.load() && !peer->failure_logged;
       peer->failure_logged = true;

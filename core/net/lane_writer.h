@@ -21,8 +21,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <deque>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <list>
 #include <memory>
@@ -116,7 +116,7 @@ class LaneWriter {
   const std::string secret_;
   const std::function<void(const std::string&)> log_;
   std::atomic<bool> stopping_{false};
-  std::mutex mu_;  // guards peers_ and every Peer's fields
+  std::mutex mu_;                                // guards peers_ and every Peer's fields
   std::unordered_map<std::string, Peer> peers_;  // never erased before Stop
 };
 

@@ -335,4 +335,16 @@ Status RecvAllOrClosed(int fd, void* data, size_t bytes, std::string_view what, 
   return Status::OK();
 }
 
+std::chrono::steady_clock::duration ConnectBackoff(int failures) {
+  const std::chrono::steady_clock::duration first = std::chrono::seconds(5);
+  return std::min<std::chrono::steady_clock::duration>(first * (1 << std::min(failures, 8)),
+                                                       std::chrono::minutes(5));
+}
+
+bool PeerHasClosed(int fd) {
+  char byte;
+  const ssize_t got = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
 }  // namespace af::net

@@ -59,6 +59,20 @@ Status RecvAllOrClosed(int fd, void* data, size_t bytes, std::string_view what, 
 // tell.
 std::string LocalAddressToward(const std::string& host);
 
+// The data plane's connecting side: loopback and LAN connects take
+// microseconds to milliseconds, and an address that drops SYNs must not
+// hold anyone for long; a receiver that stops reading for kDataSendTimeout
+// is treated as gone.
+inline constexpr std::chrono::seconds kDataConnectTimeout{3};
+inline constexpr std::chrono::seconds kDataSendTimeout{60};
+// How long to send a peer's transfers another way after `failures`
+// connects to it failed in a row: 5 s, doubling up to 5 minutes.
+std::chrono::steady_clock::duration ConnectBackoff(int failures);
+// Whether the other end closed or reset `fd`, for a connection whose peer
+// never writes after the handshake (anything readable means it did).
+// Never blocks.
+bool PeerHasClosed(int fd);
+
 // "ip:port" of the socket's peer, for log lines.
 std::string PeerName(int fd);
 // Whether the other end of `fd` is a loopback address (127.0.0.0/8, ::1).

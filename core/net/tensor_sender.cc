@@ -22,25 +22,8 @@
 namespace af::net {
 namespace {
 
-// Loopback and LAN connects take microseconds to milliseconds; an address
-// that drops SYNs must not hold a step for long (its jobs wait meanwhile).
-constexpr auto kConnectTimeout = std::chrono::seconds(3);
-// A receiver that stops reading for this long is treated as gone: the
-// connection fails and its jobs fall back (CAF's own timeouts take over).
-constexpr auto kSendTimeout = std::chrono::seconds(60);
-// After a failed connect, new jobs for the address fall back at once for
-// this long, doubling per failure in a row up to kMaxRetryAfter.
-constexpr auto kRetryAfter = std::chrono::seconds(5);
-constexpr auto kMaxRetryAfter = std::chrono::minutes(5);
 // How often an idle connection looks whether its peer closed it.
 constexpr auto kIdleCheck = std::chrono::seconds(30);
-
-// The peer closed (or reset) the connection; it never sends us anything.
-bool PeerClosed(int fd) {
-  char byte;
-  const ssize_t got = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  return got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
-}
 
 }  // namespace
 
@@ -130,7 +113,7 @@ void TensorSender::Run(const std::string& address, Peer* peer, Connection* conne
   pthread_setname_np(pthread_self(), "af.data.send");  // else it bears its creator's name
   int fd = -1;
   std::string key;  // set when the connection is encrypted
-  Status s = ConnectTcp(address, kConnectTimeout, stopping_, &fd);
+  Status s = ConnectTcp(address, kDataConnectTimeout, stopping_, &fd);
   if (s.ok()) {
     {
       // Registered under the lock, so that Stop either sees it (and shuts
@@ -140,7 +123,7 @@ void TensorSender::Run(const std::string& address, Peer* peer, Connection* conne
       if (stopping_.load()) s = errors::Cancelled("stopping");
     }
     if (s.ok()) {
-      ConfigureDataSocket(fd, kSendTimeout);
+      ConfigureDataSocket(fd, kDataSendTimeout);
       SetReceiveTimeout(fd, kHandshakeTimeout);
       const size_t colon = address.rfind(':');
       const std::string host = colon == std::string::npos ? address : address.substr(0, colon);
@@ -162,7 +145,7 @@ void TensorSender::Run(const std::string& address, Peer* peer, Connection* conne
       // An idle connection whose peer has gone (a restarted task listens on
       // a new port, so nothing is sent here again) ends its thread.
       while (!connection->wake.wait_for(lock, kIdleCheck, ready)) {
-        if (PeerClosed(fd)) {
+        if (PeerHasClosed(fd)) {
           connection->closing = true;
           break;
         }
@@ -208,8 +191,7 @@ void TensorSender::Fail(const std::string& address, Peer* peer, Connection* conn
     if (connection->fd >= 0) close(connection->fd);
     connection->fd = -1;
     if (connecting) {
-      const auto wait = std::min<Clock::duration>(kRetryAfter * (1 << std::min(peer->failures, 8)),
-                                                  kMaxRetryAfter);
+      const auto wait = ConnectBackoff(peer->failures);
       peer->retry_after = Clock::now() + wait;
       ++peer->failures;
     }

@@ -75,6 +75,19 @@ Status RunWithTimeout(Session* session, const std::string& fetch, int64_t timeou
   return session->Run(options, feeds, {fetch}, {}, &out, nullptr);
 }
 
+// A server, a session to it with the graph, and the dequeue step that never
+// ends run the first times (through the actors: each times out), so that
+// the next one takes the direct path.
+std::unique_ptr<Session> SessionWithCachedDequeue(ServerProcess* server) {
+  BOOST_TEST_REQUIRE(server->Start({"--task", "1"}).ok());
+  auto session = ConnectTo(*server);
+  BOOST_TEST_REQUIRE(session->Extend(SplitGraph()).ok());
+  for (int i = 0; i < 4; ++i) {
+    BOOST_TEST(RunWithTimeout(session.get(), "deq_here", 200).code() == Code::DEADLINE_EXCEEDED);
+  }
+  return session;
+}
+
 BOOST_AUTO_TEST_SUITE(direct_step)
 
 BOOST_AUTO_TEST_CASE(cached_remote_steps_run_on_the_callers_thread_and_agree) {
@@ -117,8 +130,8 @@ BOOST_AUTO_TEST_CASE(an_error_on_the_server_ends_a_direct_step_with_its_status) 
     BOOST_TEST_REQUIRE(s.ok(), s);
   }
   const uint64_t before = actors::RemoteStepRunner::StepsRun();
-  Status s = session->Run({{"bad", Tensor::Scalar<float>(std::nanf(""))}}, {"checked_here"}, {},
-                          &out);
+  Status s =
+      session->Run({{"bad", Tensor::Scalar<float>(std::nanf(""))}}, {"checked_here"}, {}, &out);
   BOOST_TEST(actors::RemoteStepRunner::StepsRun() == before + 1);
   BOOST_TEST(s.code() == Code::INVALID_ARGUMENT, s);
   BOOST_TEST(s.message().find("bad value") != std::string::npos, s);
@@ -131,13 +144,7 @@ BOOST_AUTO_TEST_CASE(an_error_on_the_server_ends_a_direct_step_with_its_status) 
 
 BOOST_AUTO_TEST_CASE(a_direct_step_that_waits_there_stops_at_its_deadline_and_on_close) {
   ServerProcess server;
-  BOOST_TEST_REQUIRE(server.Start({"--task", "1"}).ok());
-  auto session = ConnectTo(server);
-  BOOST_TEST_REQUIRE(session->Extend(SplitGraph()).ok());
-  // The first runs of a signature take the actors' path; each times out.
-  for (int i = 0; i < 4; ++i) {
-    BOOST_TEST(RunWithTimeout(session.get(), "deq_here", 200).code() == Code::DEADLINE_EXCEEDED);
-  }
+  auto session = SessionWithCachedDequeue(&server);
   const uint64_t before = actors::RemoteStepRunner::StepsRun();
   const auto start = Clock::now();
   Status s = RunWithTimeout(session.get(), "deq_here", 300);
@@ -148,9 +155,8 @@ BOOST_AUTO_TEST_CASE(a_direct_step_that_waits_there_stops_at_its_deadline_and_on
   // The server was told: its dequeue ended, and other steps run.
   WarmUp(session.get());
   // Close aborts a direct step still waiting.
-  auto running = std::async(std::launch::async, [&] {
-    return RunWithTimeout(session.get(), "deq_here", 60000);
-  });
+  auto running = std::async(std::launch::async,
+                            [&] { return RunWithTimeout(session.get(), "deq_here", 60000); });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   BOOST_TEST(session->Close().ok());
   BOOST_TEST_REQUIRE((running.wait_for(std::chrono::seconds(10)) == std::future_status::ready));
@@ -160,16 +166,10 @@ BOOST_AUTO_TEST_CASE(a_direct_step_that_waits_there_stops_at_its_deadline_and_on
 
 BOOST_AUTO_TEST_CASE(a_server_that_dies_under_a_direct_step_fails_it_before_the_deadline) {
   ServerProcess server;
-  BOOST_TEST_REQUIRE(server.Start({"--task", "1"}).ok());
-  auto session = ConnectTo(server);
-  BOOST_TEST_REQUIRE(session->Extend(SplitGraph()).ok());
-  for (int i = 0; i < 4; ++i) {
-    BOOST_TEST(RunWithTimeout(session.get(), "deq_here", 200).code() == Code::DEADLINE_EXCEEDED);
-  }
+  auto session = SessionWithCachedDequeue(&server);
   const uint64_t before = actors::RemoteStepRunner::StepsRun();
-  auto running = std::async(std::launch::async, [&] {
-    return RunWithTimeout(session.get(), "deq_here", 60000);
-  });
+  auto running = std::async(std::launch::async,
+                            [&] { return RunWithTimeout(session.get(), "deq_here", 60000); });
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   const auto killed = Clock::now();
   server.Stop(SIGKILL);
