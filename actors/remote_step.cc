@@ -230,6 +230,7 @@ bool RemoteStepRunner::TryRun(const std::string& key,
     // Never started: nothing of ours will end it.
     step->Abort(run->error);
   }
+  HopTrace::Mark(step_id, Hop::kPartitionsStarted);
   batch.reset();
 
   if (!run->done.WaitUntil(deadline)) {

@@ -129,18 +129,18 @@ struct HopSpan {
 };
 
 const HopSpan kSpans[] = {
-    {"client_starts_and_writes_the_rungraph", Hop::kRunStart, true, Hop::kRequestWritten, true},
+    {"client_prepares_the_step_and_starts_its_partition", Hop::kRunStart, true,
+     Hop::kPartitionsStarted, true},
+    {"client_writes_the_rungraph_and_feed_in_one_writev", Hop::kPartitionsStarted, true,
+     Hop::kRequestWritten, true},
     {"rungraph_reaches_the_server_reader", Hop::kRequestWritten, true, Hop::kRequestRead, false},
     {"server_decodes_and_starts_the_partition", Hop::kRequestRead, false, Hop::kPartitionsStarted,
      false},
-    {"client_starts_its_partition_and_writes_the_feed", Hop::kRequestWritten, true,
-     Hop::kTensorWritten, true},
     {"feed_reaches_the_server_reader", Hop::kTensorWritten, true, Hop::kTensorRead, false},
-    {"server_runs_identity_and_writes_the_result", Hop::kTensorRead, false, Hop::kTensorWritten,
-     false},
-    {"server_finishes_and_writes_the_reply", Hop::kTensorWritten, false, Hop::kReplyWritten, false},
-    {"result_reaches_the_client_reader", Hop::kTensorWritten, false, Hop::kTensorRead, true},
-    {"reply_reaches_the_client_reader", Hop::kReplyWritten, false, Hop::kReplyRead, true},
+    {"server_runs_identity_and_writes_result_and_reply_in_one_writev", Hop::kTensorRead, false,
+     Hop::kReplyWritten, false},
+    {"result_and_reply_reach_the_client_reader", Hop::kReplyWritten, false, Hop::kReplyRead,
+     true},
     {"client_thread_wakes_and_returns", Hop::kReplyRead, true, Hop::kRunEnd, true},
     {"whole_step_as_marked", Hop::kRunStart, true, Hop::kRunEnd, true},
 };

@@ -17,9 +17,11 @@ namespace af {
 
 enum class Hop : uint8_t {
   kRunStart = 0,       // a client thread began a cached remote step
-  kRequestWritten,     // a RunGraph lane message left (master side)
+  kRequestWritten,     // a RunGraph lane message left (master side; a batch's
+                       // frames leave when the batch ends)
   kRequestRead,        // a RunGraph lane message arrived (worker side)
-  kPartitionsStarted,  // the worker started the step's partitions
+  kPartitionsStarted,  // a side started its partitions of the step (the client:
+                       // before its first frames leave)
   kTensorWritten,      // a tensor frame left (any side)
   kTensorRead,         // a tensor frame arrived (any side)
   kReplyWritten,       // a RunGraph reply left (worker side)

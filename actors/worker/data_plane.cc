@@ -109,20 +109,13 @@ void DataPlane::Attach(const caf::actor_addr& worker, std::shared_ptr<StepRegist
 
 bool DataPlane::SendNow(const std::string& address, int64_t step_id, const std::string& key,
                         const Tensor& value) {
-  if (!direct_ || !lane_->SendTensor(address, step_id, key, value).ok()) return false;
-  HopTrace::Mark(step_id, Hop::kTensorWritten);
-  return true;
+  return direct_ && lane_->SendTensor(address, step_id, key, value).ok();
 }
 
 Status DataPlane::SendMessage(const std::string& address, const net::LanePrefix& prefix,
                               std::string_view body) {
   if (!direct_) return errors::Unavailable("data plane: the direct path is off");
-  AF_RETURN_IF_ERROR(lane_->SendMessage(address, prefix, body));
-  if (prefix.kind == net::LaneKind::kRunGraph) HopTrace::Mark(prefix.step_id, Hop::kRequestWritten);
-  if (prefix.kind == net::LaneKind::kRunGraphReply) {
-    HopTrace::Mark(prefix.step_id, Hop::kReplyWritten);
-  }
-  return Status::OK();
+  return lane_->SendMessage(address, prefix, body);
 }
 
 void DataPlane::Prepare(const std::string& address) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <optional>
 
 #include "core/cluster_secret.h"
 #include "core/logging.h"
@@ -19,6 +20,13 @@
 
 namespace af::net {
 namespace {
+
+// The hop a lane message of `kind` marks once written (core/hop_trace.h).
+std::optional<Hop> MarkedHop(LaneKind kind) {
+  if (kind == LaneKind::kRunGraph) return Hop::kRequestWritten;
+  if (kind == LaneKind::kRunGraphReply) return Hop::kReplyWritten;
+  return std::nullopt;
+}
 
 // The batches open on this thread, innermost first.
 thread_local LaneWriter::Batch* tls_batch = nullptr;
@@ -45,7 +53,8 @@ LaneWriter::Batch::~Batch() {
   for (Pending& p : pending_) {
     // A failure here is a broken connection: its frames are lost as in
     // any write that finds it so (the writer logged nothing new).
-    (void)writer_->Write(p.address, p.iov.data(), static_cast<int>(p.iov.size()));
+    if (!writer_->Write(p.address, p.iov.data(), static_cast<int>(p.iov.size())).ok()) continue;
+    for (const auto& [step_id, hop] : p.marks) HopTrace::Mark(step_id, hop);
   }
 }
 
@@ -108,6 +117,7 @@ Status LaneWriter::SendTensor(const std::string& address, int64_t step_id, std::
       p->iov.push_back(
           {const_cast<void*>(static_cast<const void*>(value.raw_data())), value.TotalBytes()});
     }
+    p->marks.emplace_back(step_id, Hop::kTensorWritten);
     TransferCounters& counters = TransferCounters::Global();
     counters.tensors_sent.fetch_add(1, std::memory_order_relaxed);
     counters.bytes_sent.fetch_add(value.TotalBytes(), std::memory_order_relaxed);
@@ -119,6 +129,7 @@ Status LaneWriter::SendTensor(const std::string& address, int64_t step_id, std::
       {const_cast<void*>(static_cast<const void*>(value.raw_data())), value.TotalBytes()}};
   Status s = Write(address, iov, value.TotalBytes() > 0 ? 2 : 1);
   if (s.ok()) {
+    HopTrace::Mark(step_id, Hop::kTensorWritten);
     TransferCounters& counters = TransferCounters::Global();
     counters.tensors_sent.fetch_add(1, std::memory_order_relaxed);
     counters.bytes_sent.fetch_add(value.TotalBytes(), std::memory_order_relaxed);
@@ -142,10 +153,13 @@ Status LaneWriter::SendMessage(const std::string& address, LanePrefix prefix,
     std::string& bytes = p->bytes.emplace_back(head.data(), head.size());
     bytes.append(body.data(), body.size());
     p->iov.push_back({bytes.data(), bytes.size()});
+    if (MarkedHop(prefix.kind)) p->marks.emplace_back(prefix.step_id, *MarkedHop(prefix.kind));
     return Status::OK();
   }
   iovec iov[2] = {{head.data(), head.size()}, {const_cast<char*>(body.data()), body.size()}};
-  return Write(address, iov, body.empty() ? 1 : 2);
+  Status s = Write(address, iov, body.empty() ? 1 : 2);
+  if (s.ok() && MarkedHop(prefix.kind)) HopTrace::Mark(prefix.step_id, *MarkedHop(prefix.kind));
+  return s;
 }
 
 bool LaneWriter::Ready(const std::string& address) {

@@ -31,8 +31,10 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "core/hop_trace.h"
 #include "core/net/lane_message.h"
 #include "core/status.h"
 #include "core/tensor.h"
@@ -71,6 +73,7 @@ class LaneWriter {
       std::deque<std::string> bytes;  // headers and message bodies (stable)
       std::vector<Tensor> tensors;    // the payloads, kept alive
       std::vector<iovec> iov;
+      std::vector<std::pair<int64_t, Hop>> marks;  // core/hop_trace.h, once written
     };
     Pending* For(const std::string& address);
 
