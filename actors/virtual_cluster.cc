@@ -262,13 +262,14 @@ Status ResolveVirtualTask(caf::actor_system& system, const std::string& address,
 
 }  // namespace actors
 
-// bench_transfer on the 2-core development VM: a scalar step through one
-// `actorflow server` (RunGraph there and back) p50 183 us, so about 90 us
-// per one-way hop, CPU of both ends included; tensors of 1-64 MiB at
-// 1.2-3.4 GB/s between processes (CAF chunks), 3 GB/s taken.
+// bench_step_hops on a 2-core VM: a scalar step through one `actorflow
+// server` by the direct step path (RunGraph there and back) p50 100-130 us,
+// so about 60 us per one-way hop, CPU of both ends included (it was 90 us
+// through CAF alone); tensors of 1-64 MiB at 1.2-3.4 GB/s between
+// processes, 3 GB/s taken. bench_null_step --mode validate compares.
 TransportModel TransportModel::Loopback() {
   TransportModel m;
-  m.latency_us = 90;
+  m.latency_us = 60;
   m.bandwidth_bytes_per_s = 3e9;
   return m;
 }

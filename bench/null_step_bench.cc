@@ -298,9 +298,13 @@ using RowFn =
 void PrintRow(const Flags& f, const std::string& mode, const std::string& model, int n,
               const std::vector<double>& ms) {
   std::ostringstream extra;
+  // What CPU each task had: every process (real) or task (virtual) of
+  // the cluster shares this machine's cores.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   extra << "\"mode\":\"" << mode << "\",\"ps\":" << f.ps << ",\"workers\":" << n
         << ",\"steps\":" << ms.size() << ",\"p10_ms\":" << Quantile(ms, 0.1)
-        << ",\"p90_ms\":" << Quantile(ms, 0.9);
+        << ",\"p90_ms\":" << Quantile(ms, 0.9) << ",\"cores\":" << cores
+        << ",\"cores_per_task\":" << static_cast<double>(cores) / (f.ps + n);
   PrintResult("null_step", model + "_" + std::to_string(n) + "_workers", extra.str(),
               "median_step", Quantile(ms, 0.5), "ms");
 }
