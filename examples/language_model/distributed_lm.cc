@@ -174,6 +174,14 @@ Status TrainLanguageModelDistributed(const TrainOptions& o, const DistributedOpt
       ps.bytes_from /= static_cast<double>(report->steps - 1);
     }
   }
+  // A worker stopped by the chief's end (OUT_OF_RANGE from the protocol)
+  // last saw the global step of its own last step, which the chief's final
+  // update may have passed: report the step the training ended at.
+  if (errors::IsOutOfRange(status) || status.ok()) {
+    if (session->session()->Run({}, {global_step}, &out).ok()) {
+      report->global_step = out[0].scalar<int64_t>();
+    }
+  }
   const CoordinationStats stats = protocol->stats();
   report->gradients_applied = stats.gradients_applied;
   report->gradients_dropped = stats.gradients_dropped;
