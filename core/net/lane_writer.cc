@@ -50,7 +50,8 @@ LaneWriter::Batch::Batch(LaneWriter* writer) : writer_(writer), outer_(tls_batch
 
 LaneWriter::Batch::~Batch() {
   tls_batch = outer_;
-  for (Pending& p : pending_) {
+  for (const std::unique_ptr<Pending>& pending : pending_) {
+    Pending& p = *pending;
     // A failure here is a broken connection: its frames are lost as in
     // any write that finds it so (the writer logged nothing new).
     if (!writer_->Write(p.address, p.iov.data(), static_cast<int>(p.iov.size())).ok()) continue;
@@ -59,12 +60,12 @@ LaneWriter::Batch::~Batch() {
 }
 
 LaneWriter::Batch::Pending* LaneWriter::Batch::For(const std::string& address) {
-  for (Pending& p : pending_) {
-    if (p.address == address) return &p;
+  for (const std::unique_ptr<Pending>& p : pending_) {
+    if (p->address == address) return p.get();
   }
-  pending_.emplace_back();
-  pending_.back().address = address;
-  return &pending_.back();
+  pending_.push_back(std::make_unique<Pending>());
+  pending_.back()->address = address;
+  return pending_.back().get();
 }
 
 LaneWriter::Batch* LaneWriter::ActiveBatch() {

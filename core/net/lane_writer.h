@@ -79,7 +79,9 @@ class LaneWriter {
 
     LaneWriter* const writer_;
     Batch* const outer_;  // the batch this one is inside (null: none)
-    std::deque<Pending> pending_;
+    // Made on the first frame: a batch that gathers nothing (most of the
+    // reader threads' batches) allocates nothing.
+    std::vector<std::unique_ptr<Pending>> pending_;
   };
 
   // Writes `value`'s frame (CanFrame) for the Recv of `key` in `step_id`.
