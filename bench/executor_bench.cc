@@ -1,6 +1,7 @@
 // bench/executor: TensorFlow's BM_executor shapes, random DAGs of NoOps
 // joined by control edges, run through Session::Run of a cached step.
 // Prints nodes/s on one CPU device and on two.
+#include <cstdio>
 #include <random>
 
 #include "bench/bench_util.h"
@@ -42,7 +43,7 @@ tensorflow::GraphDef RandomNoOpDag(int width, int depth, int64_t* num_nodes) {
   return g;
 }
 
-void Run(int width, int depth, int devices) {
+void Run(int width, int depth, int devices, double seconds_to_time = 1.0) {
   int64_t nodes = 0;
   tensorflow::GraphDef g = RandomNoOpDag(width, depth, &nodes);
   SessionOptions options;
@@ -52,7 +53,8 @@ void Run(int width, int depth, int devices) {
   CheckOk(session->Extend(g), "extend");
   std::vector<Tensor> out;
   const double seconds = TimePerCall(
-      [&] { CheckOk(session->Run({}, {}, {"sink"}, &out), "run"); }, 1.0, 3, 1);
+      [&] { CheckOk(session->Run({}, {}, {"sink"}, &out), "run"); }, seconds_to_time, 3,
+      4);
   const std::string name = std::to_string(width) + "x" + std::to_string(depth);
   PrintResult("executor", name,
               "\"devices\":" + std::to_string(devices) + ",\"nodes\":" + std::to_string(nodes),
@@ -62,7 +64,14 @@ void Run(int width, int depth, int devices) {
 }  // namespace
 }  // namespace af::bench
 
-int main() {
+// With an argument WIDTHxDEPTH (e.g. 1024x1024) only that shape runs, on one
+// device and is timed for 10 s: what a profiler wants.
+int main(int argc, char** argv) {
+  int width = 0, depth = 0;
+  if (argc > 1 && std::sscanf(argv[1], "%dx%d", &width, &depth) == 2) {
+    af::bench::Run(width, depth, 1, 10.0);
+    return 0;
+  }
   const int shapes[][2] = {{16, 1024}, {32, 8192}, {1024, 16}, {8192, 32}, {1024, 1024}};
   for (int devices : {1, 2})
     for (const auto& s : shapes) af::bench::Run(s[0], s[1], devices);

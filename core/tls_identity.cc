@@ -1,7 +1,11 @@
 #include "core/tls_identity.h"
 
 #include <stdlib.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdio>
 #include <ctime>
@@ -163,11 +167,39 @@ void RemoveIdentityDirectory() {
   std::filesystem::remove_all(Identity().files.directory, ignored);
 }
 
+constexpr std::string_view kDirectoryPrefix = "actorflow-tls-";
+
+// A process killed before its exit handlers ran leaves its directory (its
+// key included) behind; the next process to make one removes those whose
+// process is gone. The pid in the name says whose it is; a pid reused by a
+// live process only delays the removal.
+void RemoveDirectoriesOfDeadProcesses(const std::filesystem::path& temp) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(temp, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kDirectoryPrefix, 0) != 0) continue;
+    const size_t dash = name.find('-', kDirectoryPrefix.size());
+    if (dash == std::string::npos) continue;
+    const std::string pid_text = name.substr(kDirectoryPrefix.size(), dash - kDirectoryPrefix.size());
+    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    struct stat info;
+    if (stat(entry.path().c_str(), &info) != 0 || info.st_uid != geteuid()) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(pid_text));
+    if (kill(pid, 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    std::filesystem::remove_all(entry.path(), ignored);
+  }
+}
+
 Status CreateDirectoryAndKey(ProcessIdentity* identity) {
-  std::string tmp = std::filesystem::temp_directory_path().string() + "/actorflow-tls-XXXXXX";
+  const std::filesystem::path temp = std::filesystem::temp_directory_path();
+  RemoveDirectoriesOfDeadProcesses(temp);
+  std::string tmp = temp.string() + "/" + std::string(kDirectoryPrefix) +
+                    std::to_string(getpid()) + "-XXXXXX";
   if (!mkdtemp(tmp.data())) {  // mode 0700
     return errors::Internal("TLS identity: cannot create a private directory under ",
-                            std::filesystem::temp_directory_path().string());
+                            temp.string());
   }
   identity->files.directory = tmp;
   identity->files.ca_certificate = tmp + "/ca.pem";

@@ -14,7 +14,8 @@
 namespace af {
 
 // PEM files of one process's identity, in a directory only the process's
-// user can read; removed when the process exits normally.
+// user can read, named for its pid; removed when the process exits
+// normally, or by the next process that makes one once this one is gone.
 struct TlsIdentityFiles {
   std::string directory;
   std::string ca_certificate;    // the cluster CA (what peers must chain to)

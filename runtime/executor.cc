@@ -5,6 +5,7 @@
 
 #include "runtime/executor_items.h"
 #include "runtime/executor_state.h"
+#include "runtime/frame_state.h"
 
 namespace af {
 
@@ -20,7 +21,7 @@ class LocalExecutor final : public Executor {
   }
 
   void RunAsync(const Args& args, DoneCallback done) override {
-    (new ExecutorState(&items_, device_, args, std::move(done)))->Start();
+    (new ExecutorState(&items_, device_, args, std::move(done), &root_states_))->Start();
   }
 
   const Graph& graph() const override { return *graph_; }
@@ -29,6 +30,7 @@ class LocalExecutor final : public Executor {
   DeviceBase* device_;
   std::unique_ptr<Graph> graph_;
   ExecutorItems items_;
+  IterationStatePool root_states_;
 };
 
 }  // namespace

@@ -74,6 +74,7 @@ Status BuildExecutorItems(const Graph& graph, DeviceBase* device, KernelSegment*
     item.is_control_trigger = n->type_string() == "ControlTrigger";
     item.is_transfer = n->IsSend() || n->IsRecv();
     item.is_root = n->in_edges().empty();
+    item.is_noop = n->type_string() == "NoOp" && item.num_outputs == 0;
     if (item.is_enter) {
       bool is_constant = false;
       if (HasNodeAttr(n->def(), "is_constant"))
@@ -95,20 +96,40 @@ Status BuildExecutorItems(const Graph& graph, DeviceBase* device, KernelSegment*
 
   // Out edges: data edges first; mark the last reader of each output so
   // that propagation can move the value instead of sharing it.
-  for (Node* n : graph.nodes()) {
-    NodeItem& item = out->nodes[n->id()];
+  auto edge_to = [&](const Edge* e, int src_output, int dst_input) {
+    const NodeItem& dst = out->nodes[e->dst()->id()];
+    EdgeItem edge;
+    edge.dst_id = e->dst()->id();
+    edge.src_output = src_output;
+    edge.dst_input = dst_input;
+    edge.dst_pending_id = dst.pending_id;
+    edge.dst_slot = dst.input_start + (dst_input == kControlSlot ? 0 : dst_input);
+    edge.dst_is_merge = dst.is_merge;
+    edge.dst_single_input = !dst.is_merge && e->dst()->in_edges().size() == 1;
+    return edge;
+  };
+  std::vector<std::pair<size_t, size_t>> range_of(out->nodes.size(), {0, 0});
+  std::vector<EdgeItem>& edges = out->edges;
+  for (size_t id = 0; id < out->nodes.size(); ++id) {
+    const Node* n = out->nodes[id].node;
+    if (n == nullptr) continue;
+    const size_t begin = edges.size();
     std::vector<int> last_edge_of_output(n->num_outputs(), -1);
     for (const Edge* e : n->out_edges()) {
       if (e->IsControlEdge()) continue;
-      last_edge_of_output[e->src_output()] = static_cast<int>(item.out_edges.size());
-      item.out_edges.push_back({e->dst()->id(), e->src_output(), e->dst_input(), false});
+      last_edge_of_output[e->src_output()] = static_cast<int>(edges.size());
+      edges.push_back(edge_to(e, e->src_output(), e->dst_input()));
     }
     for (int idx : last_edge_of_output)
-      if (idx >= 0) item.out_edges[idx].last_use = true;
+      if (idx >= 0) edges[idx].last_use = true;
     for (const Edge* e : n->out_edges())
-      if (e->IsControlEdge())
-        item.out_edges.push_back({e->dst()->id(), kControlSlot, kControlSlot, false});
+      if (e->IsControlEdge()) edges.push_back(edge_to(e, kControlSlot, kControlSlot));
+    range_of[id] = {begin, edges.size() - begin};
   }
+  // Spans only once the vector stops growing.
+  for (size_t id = 0; id < out->nodes.size(); ++id)
+    out->nodes[id].out_edges = std::span<const EdgeItem>(edges.data() + range_of[id].first,
+                                                         range_of[id].second);
   return Status::OK();
 }
 

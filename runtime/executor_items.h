@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,20 @@ class KernelSegment;
 
 struct FrameInfo;
 
+// What propagation needs of the destination is copied into the edge, so
+// that an edge whose destination is not yet ready touches one counter and
+// not the destination's NodeItem.
 struct EdgeItem {
   int dst_id = 0;
   int src_output = 0;     // kControlSlot for control edges
   int dst_input = 0;      // slot index within the destination's inputs
-  bool last_use = false;  // last data edge reading src_output: may move
+  int dst_pending_id = 0;  // the destination's NodeItem::pending_id
+  int dst_slot = 0;        // input_start + dst_input: the slot in its frame
+  bool last_use = false;   // last data edge reading src_output: may move
+  bool dst_is_merge = false;
+  // The destination waits for this edge alone (one input, not a Merge):
+  // it is ready as soon as the edge delivers, without counting.
+  bool dst_single_input = false;
 };
 
 struct NodeItem {
@@ -39,11 +49,16 @@ struct NodeItem {
   bool is_merge = false, is_switch = false, is_enter = false, is_constant_enter = false,
        is_exit = false, is_next_iteration = false, is_control_trigger = false,
        is_transfer = false, is_root = false;
+  // A NoOp's kernel does nothing: the executor only propagates its
+  // (control) outputs, saving the call and the kernel object's cache line.
+  bool is_noop = false;
   // Some data input arrives as a reference (a variable) where the kernel
   // takes a value: the executor reads it under the variable's mutex and
   // fails if it was never initialized.
   bool derefs_ref_inputs = false;
-  std::vector<EdgeItem> out_edges;  // data edges first, then control edges
+  // Data edges first, then control edges; they live in ExecutorItems::edges,
+  // node after node, so that propagation walks memory in order.
+  std::span<const EdgeItem> out_edges;
 };
 
 struct FrameInfo {
@@ -58,10 +73,18 @@ struct FrameInfo {
 };
 
 struct ExecutorItems {
+  ExecutorItems() = default;
+  // NodeItem::out_edges point into `edges`: never copied.
+  ExecutorItems(const ExecutorItems&) = delete;
+  ExecutorItems& operator=(const ExecutorItems&) = delete;
+
   std::vector<std::shared_ptr<OpKernel>> kernels;  // some shared through a KernelSegment
   std::vector<NodeItem> nodes;  // by node id; node == nullptr for removed ids
+  std::vector<EdgeItem> edges;  // every node's out edges, by node id
   std::vector<std::unique_ptr<FrameInfo>> frames;  // frames[0] is the root
   std::vector<const NodeItem*> roots;
+  // Without control flow, the root frame is the only frame and has one
+  // iteration: nodes propagate with atomic counters instead of its mutex.
   bool has_control_flow = false;
 };
 

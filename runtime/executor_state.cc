@@ -43,8 +43,13 @@ struct ExecutorState::AsyncNode {
 };
 
 ExecutorState::ExecutorState(const ExecutorItems* items, DeviceBase* device,
-                             const Executor::Args& args, Executor::DoneCallback done)
-    : items_(items), device_(device), args_(args), done_(std::move(done)) {
+                             const Executor::Args& args, Executor::DoneCallback done,
+                             IterationStatePool* root_states)
+    : items_(items),
+      device_(device),
+      args_(args),
+      done_(std::move(done)),
+      root_states_(root_states) {
   pool_ = device_->intra_op_pool();
   if (pool_ != nullptr) {
     ThreadPoolInterface* pool = pool_;
@@ -52,8 +57,11 @@ ExecutorState::ExecutorState(const ExecutorItems* items, DeviceBase* device,
   } else {
     runner_ = [](std::function<void()> fn) { fn(); };
   }
-  root_frame_ = std::make_unique<FrameState>(items_->frames[0].get(), &items_->nodes, 0,
-                                             nullptr, 0);
+  const FrameInfo& root = *items_->frames[0];
+  root_frame_ = std::make_unique<FrameState>(
+      &root, &items_->nodes, 0, nullptr, 0,
+      root_states_ != nullptr ? root_states_->Take(root) : nullptr);
+  root_iteration_ = root_frame_->GetIteration(0);
 }
 
 ExecutorState::~ExecutorState() = default;
@@ -99,31 +107,41 @@ void ExecutorState::FillParams(const TaggedNode& node, TensorValue* inputs,
   params->runner = &runner_;
 }
 
-void ExecutorState::RunQueue(ReadyQueue* inline_ready) {
+void ExecutorState::RunQueue(ReadyQueue* inline_ready, int64_t deferred) {
   ReadyQueue ready;
   std::vector<TensorValue> outputs;
   size_t head = 0;
+  size_t ran = 0;
   while (head < inline_ready->size()) {
+    // The queue is first in, first out; dropping what already ran keeps it
+    // the size of the frontier rather than of the graph.
+    if (head >= 1024 && head * 2 >= inline_ready->size()) {
+      inline_ready->erase(inline_ready->begin(),
+                          inline_ready->begin() + static_cast<std::ptrdiff_t>(head));
+      head = 0;
+    }
     // A long chain of cheap nodes (a while loop) would hold the calling
     // thread, often one of the actor system's few, for as long as it runs:
     // no message (an abort, a heartbeat, a stop) could reach this server.
     // Past a budget the rest continues on the device's pool, in a fresh
     // queue (this one only grows while the loop runs).
-    if (head >= kInlineNodeBudget && pool_ != nullptr) {
+    if (ran >= kInlineNodeBudget && pool_ != nullptr) {
       ReadyQueue rest(inline_ready->begin() + static_cast<std::ptrdiff_t>(head),
                       inline_ready->end());
       ExecutorState* self = this;
       // The rest's nodes are outstanding: the step cannot finish (and
       // delete this state) before they run.
       pool_->Schedule([self, rest = std::move(rest)]() mutable { self->RunQueue(&rest); });
+      FlushDeferred(deferred);
       return;
     }
+    ++ran;
     const TaggedNode node = (*inline_ready)[head++];
     const NodeItem& item = *node.item;
     ready.clear();
 
     if (aborted_.load(std::memory_order_relaxed)) {
-      if (NodeDone(Status::OK(), &ready, inline_ready, head == inline_ready->size())) return;
+      NodeDone(Status::OK(), &ready, inline_ready, head == inline_ready->size(), &deferred);
       continue;
     }
     // A step past its deadline, whose client left or whose server stops is
@@ -134,12 +152,12 @@ void ExecutorState::RunQueue(ReadyQueue* inline_ready) {
       const Status cancelled = errors::Cancelled("step ", args_.step_id,
                                                  " was cancelled before node '",
                                                  item.node->name(), "' ran");
-      if (NodeDone(cancelled, &ready, inline_ready, head == inline_ready->size())) return;
+      NodeDone(cancelled, &ready, inline_ready, head == inline_ready->size(), &deferred);
       continue;
     }
 
-    IterationState* iteration;
-    {
+    IterationState* iteration = root_iteration_;
+    if (node.frame != root_frame_.get()) {
       std::lock_guard<std::mutex> lock(node.frame->mu);
       iteration = node.frame->GetIteration(node.iter);
     }
@@ -149,7 +167,7 @@ void ExecutorState::RunQueue(ReadyQueue* inline_ready) {
       Status deref = DerefRefInputs(item, inputs);
       if (!deref.ok()) {
         for (int i = 0; i < item.num_inputs; ++i) inputs[i].Clear();
-        if (NodeDone(deref, &ready, inline_ready, head == inline_ready->size())) return;
+        NodeDone(deref, &ready, inline_ready, head == inline_ready->size(), &deferred);
         continue;
       }
     }
@@ -162,19 +180,28 @@ void ExecutorState::RunQueue(ReadyQueue* inline_ready) {
     outputs.resize(item.num_outputs);
     for (int i = 0; i < item.num_outputs; ++i) outputs[i].Clear();
     Status status;
-    if (!node.is_dead || item.is_transfer) {
+    if (item.is_noop && !args_.timing_sink) {
+      // Nothing to compute; a dead NoOp propagates deadness the same way.
+    } else if (!node.is_dead || item.is_transfer) {
       OpKernelContext::Params params;
       FillParams(node, inputs, outputs.data(), &params);
       OpKernelContext ctx(&params);
       const int64_t start = args_.timing_sink ? NowNanos() : 0;
       item.kernel->Compute(&ctx);
       if (args_.timing_sink) ReportTiming(item, start);
-      status = CheckOutputs(item, ctx, outputs.data(), node.is_dead);
+      if (item.num_outputs > 0 || !ctx.status().ok())
+        status = CheckOutputs(item, ctx, outputs.data(), node.is_dead);
     }
     for (int i = 0; i < item.num_inputs; ++i) inputs[i].Clear();
     if (status.ok()) PropagateOutputs(node, outputs.data(), &ready);
-    if (NodeDone(status, &ready, inline_ready, head == inline_ready->size())) return;
+    NodeDone(status, &ready, inline_ready, head == inline_ready->size(), &deferred);
   }
+  FlushDeferred(deferred);
+}
+
+void ExecutorState::FlushDeferred(int64_t deferred) {
+  if (deferred == 0) return;  // the state may already be gone
+  if (num_outstanding_ops_.fetch_add(deferred) + deferred == 0) Finish();
 }
 
 // A kernel taking a value gets the variable's current tensor (sharing its
@@ -219,7 +246,9 @@ void ExecutorState::LaunchAsync(const TaggedNode& node, TensorValue* inputs) {
     if (status.ok()) PropagateOutputs(async->node, async->outputs.data(), &ready);
     delete async;
     ReadyQueue inline_ready;
-    if (!NodeDone(status, &ready, &inline_ready, true)) RunQueue(&inline_ready);
+    int64_t deferred = 0;
+    NodeDone(status, &ready, &inline_ready, true, &deferred);
+    RunQueue(&inline_ready, deferred);
   });
 }
 
@@ -264,6 +293,10 @@ void ExecutorState::PropagateOutputs(const TaggedNode& node, TensorValue* output
                                      ReadyQueue* ready) {
   const NodeItem* item = node.item;
   FrameState* frame = node.frame;
+  if (!items_->has_control_flow) {
+    frame->ActivateNodesConcurrently(item, node.is_dead, outputs, ready);
+    return;
+  }
   const int64_t iter = node.iter;
   bool frame_done = false;
 
@@ -354,21 +387,24 @@ void ExecutorState::DeleteFrame(FrameState* frame, ReadyQueue* ready) {
   if (parent_done && parent->parent != nullptr) DeleteFrame(parent, ready);
 }
 
-bool ExecutorState::NodeDone(const Status& status, ReadyQueue* ready,
-                             ReadyQueue* inline_ready, bool caller_idle) {
+void ExecutorState::NodeDone(const Status& status, ReadyQueue* ready,
+                             ReadyQueue* inline_ready, bool caller_idle, int64_t* deferred) {
   if (!status.ok()) RecordError(status);
   // After an error nothing new starts; the step ends once running nodes
   // (and aborted waits) have finished.
   const int64_t num_ready =
       aborted_.load(std::memory_order_relaxed) ? 0 : static_cast<int64_t>(ready->size());
-  const int64_t delta = num_ready - 1;
-  const int64_t remaining = num_outstanding_ops_.fetch_add(delta) + delta;
-  if (remaining == 0) {
-    Finish();
-    return true;
+  const int64_t delta = *deferred + num_ready - 1;
+  if (delta <= 0) {
+    // Left too high for now: no other thread can see the count reach zero
+    // while this one still owes its decrements.
+    *deferred = delta;
+  } else {
+    // New work must be counted before another thread can run (and finish) it.
+    num_outstanding_ops_.fetch_add(delta);
+    *deferred = 0;
   }
   if (num_ready > 0) ScheduleReady(ready, inline_ready, caller_idle);
-  return false;
 }
 
 void ExecutorState::ScheduleReady(ReadyQueue* ready, ReadyQueue* inline_ready,
@@ -425,6 +461,12 @@ void ExecutorState::Finish() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     status = status_;
+  }
+  // After a step that ended well every input slot was consumed, so the
+  // root iteration can serve the next step as it is.
+  if (status.ok() && root_states_ != nullptr) {
+    std::unique_ptr<IterationState> root = root_frame_->TakeIteration0();
+    if (root) root_states_->Give(std::move(root));
   }
   Executor::DoneCallback done = std::move(done_);
   delete this;

@@ -2,9 +2,22 @@
 
 namespace af {
 
-void IterationState::Reset(const FrameInfo& frame) {
+namespace {
+
+// Iterations live in a ring indexed by iter & mask: a power of two at least
+// `n`, so finding one needs no division.
+size_t RingSize(int n) {
+  size_t size = 1;
+  while (size < static_cast<size_t>(n)) size <<= 1;
+  return size;
+}
+
+}  // namespace
+
+void IterationState::Reset(const FrameInfo& frame, bool slots_clear) {
   // Slots are cleared as nodes run; an aborted step may leave some behind.
-  for (TensorValue& v : inputs) v.Clear();
+  if (!slots_clear)
+    for (TensorValue& v : inputs) v.Clear();
   inputs.resize(frame.total_inputs);
   pending = frame.initial_pending;
   dead_count.assign(frame.initial_pending.size(), 0);
@@ -12,8 +25,35 @@ void IterationState::Reset(const FrameInfo& frame) {
   outstanding_frame_count = 0;
 }
 
+std::unique_ptr<IterationState> IterationStatePool::Take(const FrameInfo& frame) {
+  std::unique_ptr<IterationState> state;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!free_.empty()) {
+      state = std::move(free_.back());
+      free_.pop_back();
+    }
+  }
+  if (state) {
+    state->Reset(frame, true);
+  } else {
+    state = std::make_unique<IterationState>();
+    state->Reset(frame);
+  }
+  return state;
+}
+
+void IterationStatePool::Give(std::unique_ptr<IterationState> state) {
+  // Steps of one executor that overlap need one state each; more than a
+  // few spare would only hold memory.
+  constexpr size_t kMaxSpare = 4;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (free_.size() < kMaxSpare) free_.push_back(std::move(state));
+}
+
 FrameState::FrameState(const FrameInfo* info_in, const std::vector<NodeItem>* nodes,
-                       uint64_t frame_id_in, FrameState* parent_in, int64_t parent_iter_in)
+                       uint64_t frame_id_in, FrameState* parent_in, int64_t parent_iter_in,
+                       std::unique_ptr<IterationState> first)
     : info(info_in),
       frame_id(frame_id_in),
       parent(parent_in),
@@ -21,16 +61,26 @@ FrameState::FrameState(const FrameInfo* info_in, const std::vector<NodeItem>* no
       num_pending_inputs(info_in->num_enters),
       nodes_(nodes),
       max_parallel_iterations_(info_in->parallel_iterations),
-      iterations_(info_in->parallel_iterations + 1) {
-  SetIteration(0, NewIteration());
+      ring_mask_(RingSize(info_in->parallel_iterations + 1) - 1),
+      iterations_(ring_mask_ + 1) {
+  SetIteration(0, first ? std::move(first) : NewIteration());
+}
+
+std::unique_ptr<IterationState> FrameState::TakeIteration0() {
+  std::unique_ptr<IterationState>& live = iterations_[0];
+  if (live) return std::move(live);
+  if (spare_.empty()) return nullptr;
+  std::unique_ptr<IterationState> state = std::move(spare_.back());
+  spare_.pop_back();
+  return state;
 }
 
 IterationState* FrameState::GetIteration(int64_t iter) const {
-  return iterations_[iter % iterations_.size()].get();
+  return iterations_[static_cast<size_t>(iter) & ring_mask_].get();
 }
 
 void FrameState::SetIteration(int64_t iter, std::unique_ptr<IterationState> state) {
-  auto& slot = iterations_[iter % iterations_.size()];
+  auto& slot = iterations_[static_cast<size_t>(iter) & ring_mask_];
   if (slot) spare_.push_back(std::move(slot));
   slot = std::move(state);
 }
@@ -50,19 +100,20 @@ std::unique_ptr<IterationState> FrameState::NewIteration() {
 void FrameState::ActivateNodes(const NodeItem* item, bool is_dead, int64_t iter,
                                TensorValue* outputs, bool may_move, ReadyQueue* ready) {
   IterationState* state = GetIteration(iter);
-  const std::vector<NodeItem>& nodes = *nodes_;
+  const NodeItem* nodes = nodes_->data();
+  int* pending_counts = state->pending.data();
+  int* dead_counts = state->dead_count.data();
   for (const EdgeItem& e : item->out_edges) {
-    const NodeItem* dst = &nodes[e.dst_id];
-    const int id = dst->pending_id;
+    const int id = e.dst_pending_id;
     const bool is_control = e.src_output == kControlSlot;
     const bool has_value = !is_dead && !is_control && outputs != nullptr &&
                            outputs[e.src_output].has_value;
     bool dst_ready = false, dst_dead = false, need_input = false;
-    int& pending = state->pending[id];
-    if (dst->is_merge) {
+    int& pending = pending_counts[id];
+    if (e.dst_is_merge) {
       if (is_control) {
         pending -= 2;
-        dst_dead = state->dead_count[id] == dst->num_data_inputs;
+        dst_dead = dead_counts[id] == nodes[e.dst_id].num_data_inputs;
         dst_ready = pending == 0 || (pending == 1 && dst_dead);
       } else if (has_value) {
         // Only the first live input feeds the Merge; bit 0 records it.
@@ -73,29 +124,65 @@ void FrameState::ActivateNodes(const NodeItem* item, bool is_dead, int64_t iter,
       } else {
         // A dead Enter kills a loop's Merge at once: its NextIteration
         // input will never come.
-        const int dead = ++state->dead_count[id];
-        dst_dead = dead == dst->num_data_inputs || item->is_enter;
+        const int dead = ++dead_counts[id];
+        dst_dead = dead == nodes[e.dst_id].num_data_inputs || item->is_enter;
         dst_ready = pending == 1 && dst_dead;
       }
     } else {
-      if (!is_control && !has_value) ++state->dead_count[id];
-      else if (is_control && is_dead) ++state->dead_count[id];
-      dst_dead = state->dead_count[id] > 0;
+      if (is_control ? is_dead : !has_value) ++dead_counts[id];
+      dst_dead = dead_counts[id] > 0;
       dst_ready = --pending == 0;
       need_input = has_value;
     }
     if (need_input) {
-      TensorValue& slot = state->inputs[dst->input_start + e.dst_input];
+      TensorValue& slot = state->inputs[e.dst_slot];
       if (may_move && e.last_use)
         slot = std::move(outputs[e.src_output]);
       else
         slot = outputs[e.src_output];
     }
     if (dst_ready) {
+      const NodeItem* dst = &nodes[e.dst_id];
       if (dst->is_control_trigger) dst_dead = false;
       ready->push_back(TaggedNode{dst, this, iter, dst_dead});
       state->outstanding_ops++;
     }
+  }
+}
+
+void FrameState::ActivateNodesConcurrently(const NodeItem* item, bool is_dead,
+                                           TensorValue* outputs, ReadyQueue* ready) {
+  IterationState* state = GetIteration(0);
+  const NodeItem* nodes = nodes_->data();
+  int* pending_counts = state->pending.data();
+  int* dead_counts = state->dead_count.data();
+  for (const EdgeItem& e : item->out_edges) {
+    const int id = e.dst_pending_id;
+    const bool is_control = e.src_output == kControlSlot;
+    const bool has_value = !is_dead && !is_control && outputs[e.src_output].has_value;
+    const bool edge_dead = is_control ? is_dead : !has_value;
+    if (has_value) {
+      // Each slot has one producer; the consumer reads it only after the
+      // release below made it ready.
+      TensorValue& slot = state->inputs[e.dst_slot];
+      if (e.last_use)
+        slot = std::move(outputs[e.src_output]);
+      else
+        slot = outputs[e.src_output];
+    }
+    bool dst_dead;
+    if (e.dst_single_input) {
+      dst_dead = edge_dead;
+    } else {
+      // Deadness is counted before the pending count drops, so whichever
+      // thread sees zero also sees every dead input.
+      if (edge_dead) __atomic_add_fetch(&dead_counts[id], 1, __ATOMIC_RELAXED);
+      if (__atomic_sub_fetch(&pending_counts[id], 1, __ATOMIC_ACQ_REL) != 0) continue;
+      dst_dead = __atomic_load_n(&dead_counts[id], __ATOMIC_RELAXED) > 0;
+    }
+    const NodeItem* dst = &nodes[e.dst_id];
+    if (dst->is_control_trigger) dst_dead = false;
+    ready->push_back(TaggedNode{dst, this, 0, dst_dead});
   }
 }
 
@@ -144,7 +231,7 @@ bool FrameState::DecrementOutstandingOps(int64_t iter, ReadyQueue* ready) {
 bool FrameState::CleanupIterations(int64_t iter, ReadyQueue* ready) {
   int64_t current = iter;
   while (current <= iteration_count && IsIterationDone(current)) {
-    auto& slot = iterations_[current % iterations_.size()];
+    auto& slot = iterations_[static_cast<size_t>(current) & ring_mask_];
     spare_.push_back(std::move(slot));
     --num_outstanding_iterations;
     ++current;

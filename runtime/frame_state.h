@@ -32,13 +32,32 @@ struct IterationState {
   std::vector<int> dead_count;      // by pending id
   int outstanding_ops = 0;          // ready or running nodes
   int outstanding_frame_count = 0;  // live child frame instances
-  void Reset(const FrameInfo& frame);
+  // slots_clear: every input slot is known to be empty (a step that ended
+  // well consumed them all), so a large frame need not visit them.
+  void Reset(const FrameInfo& frame, bool slots_clear = false);
+};
+
+// Root iteration states an executor keeps between its steps: each step of
+// a large graph would otherwise allocate its pending counts and input slots
+// afresh, and the allocator consolidate them when they are freed.
+class IterationStatePool {
+ public:
+  // A state reset for `frame`: a recycled one when there is one.
+  std::unique_ptr<IterationState> Take(const FrameInfo& frame);
+  // Only states whose slots are all empty come back.
+  void Give(std::unique_ptr<IterationState> state);
+
+ private:
+  std::mutex mu_;  // guards free_
+  std::vector<std::unique_ptr<IterationState>> free_;
 };
 
 class FrameState {
  public:
+  // `first`: iteration 0's state, already reset (null: a new one).
   FrameState(const FrameInfo* info, const std::vector<NodeItem>* nodes, uint64_t frame_id,
-             FrameState* parent, int64_t parent_iter);
+             FrameState* parent, int64_t parent_iter,
+             std::unique_ptr<IterationState> first = nullptr);
 
   const FrameInfo* const info;
   const uint64_t frame_id;
@@ -64,12 +83,20 @@ class FrameState {
   // node is dead; with may_move the values may be moved out.
   void ActivateNodes(const NodeItem* item, bool is_dead, int64_t iter, TensorValue* outputs,
                      bool may_move, ReadyQueue* ready);
+  // The same for a graph without control flow, called without `mu` from
+  // any thread: iteration 0 only, counters updated atomically, no Merge
+  // destinations, and outstanding ops left to the step's own count.
+  void ActivateNodesConcurrently(const NodeItem* item, bool is_dead, TensorValue* outputs,
+                                 ReadyQueue* ready);
   void AddLoopInvariant(const NodeItem* item, const TensorValue& value, ReadyQueue* ready);
   void IncrementIteration(ReadyQueue* ready);
   // Returns true when the whole frame instance is done.
   bool DecrementOutstandingOps(int64_t iter, ReadyQueue* ready);
   bool CleanupIterations(int64_t iter, ReadyQueue* ready);
   bool IsFrameDone() const { return num_pending_inputs == 0 && num_outstanding_iterations == 0; }
+  // Once the step has ended: iteration 0's state, wherever it is now (null:
+  // none), for reuse by another step.
+  std::unique_ptr<IterationState> TakeIteration0();
 
  private:
   bool IsIterationDone(int64_t iter) const;
@@ -78,7 +105,8 @@ class FrameState {
 
   const std::vector<NodeItem>* nodes_;
   const int max_parallel_iterations_;
-  std::vector<std::unique_ptr<IterationState>> iterations_;  // ring by iter
+  const size_t ring_mask_;
+  std::vector<std::unique_ptr<IterationState>> iterations_;  // ring by iter & ring_mask_
   std::vector<std::unique_ptr<IterationState>> spare_;       // finished, for reuse
 };
 
