@@ -1,21 +1,24 @@
 #include "core/rendezvous_key.h"
 
 #include <charconv>
-#include <cstdio>
 
 namespace af {
 
 std::string RendezvousKey(std::string_view src_device, uint64_t src_incarnation,
                           std::string_view dst_device, std::string_view tensor_name,
                           uint64_t frame_id, int64_t iter_id) {
-  char incarnation[17];
-  std::snprintf(incarnation, sizeof(incarnation), "%016llx",
-                static_cast<unsigned long long>(src_incarnation));
+  // Every Send and Recv makes a key: hex by hand, not through printf.
+  static constexpr char kHex[] = "0123456789abcdef";
+  char incarnation[16];
+  for (int i = 15; i >= 0; --i) {
+    incarnation[i] = kHex[src_incarnation & 0xf];
+    src_incarnation >>= 4;
+  }
   std::string key;
   key.reserve(src_device.size() + dst_device.size() + tensor_name.size() + 48);
   key += src_device;
   key += ';';
-  key += incarnation;
+  key.append(incarnation, sizeof(incarnation));
   key += ';';
   key += dst_device;
   key += ';';
