@@ -32,8 +32,21 @@ void WorkerLost(MasterPointer self, int worker, const Status& why) {
   // Plans that use the lost worker are rebuilt on the next Run; their
   // partitions on the workers still alive are freed now.
   for (auto it = st.cache.begin(); it != st.cache.end();) {
-    if (!it->second->ready || !uses(*it->second)) {
+    if (!uses(*it->second)) {
       ++it;
+      continue;
+    }
+    if (!it->second->ready) {
+      // Still registering: CAF does not fail a request to a dead or hung
+      // node before its timeout, so the Runs waiting for this plan would
+      // wait for their deadline. They fail now; the registrations still in
+      // flight find the step failed and free what they registered.
+      CachedStep& step = *it->second;
+      step.error.Update(why);
+      std::vector<std::shared_ptr<RunCall>> waiting = std::move(step.waiting);
+      step.waiting.clear();
+      for (auto& call : waiting) call->Finish(why);
+      it = st.cache.erase(it);
       continue;
     }
     for (const auto& group : it->second->groups) {

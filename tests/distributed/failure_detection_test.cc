@@ -110,6 +110,30 @@ BOOST_AUTO_TEST_CASE(sigstop_of_a_worker_is_detected_by_heartbeats) {
   BOOST_TEST(session->Close().ok());
 }
 
+BOOST_AUTO_TEST_CASE(a_worker_that_hangs_while_a_step_registers_fails_the_run_at_detection) {
+  // The first Run of "remote" registers a partition with the server, which
+  // never answers: the Run must end when heartbeats declare the task lost,
+  // not at its 30 s deadline.
+  ServerProcess server;
+  BOOST_TEST_REQUIRE(server.Start({"--task", "1"}).ok());
+  std::unique_ptr<Session> session;
+  Status s = Session::Create(Options({server.address()}), &session);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  BOOST_TEST_REQUIRE(session->Extend(StuckGraph()).ok());
+  server.Signal(SIGSTOP);
+  const auto at = Clock::now();
+  std::vector<Tensor> out;
+  s = session->Run({}, {"remote"}, {}, &out);
+  const double seconds = std::chrono::duration<double>(Clock::now() - at).count();
+  BOOST_TEST_MESSAGE("a Run registering with a hung worker ended after " << seconds << " s: "
+                                                                          << s);
+  BOOST_TEST(s.code() == Code::UNAVAILABLE, s);
+  BOOST_TEST(s.message().find(kTask) != std::string::npos, s);
+  BOOST_TEST(s.message().find("no heartbeat for") != std::string::npos, s);
+  server.Signal(SIGCONT);
+  BOOST_TEST(session->Close().ok());
+}
+
 BOOST_AUTO_TEST_CASE(a_restarted_task_is_a_new_incarnation_and_rejoins_its_session) {
   ServerProcess first;
   BOOST_TEST_REQUIRE(first.Start({"--task", "1"}).ok());
