@@ -101,6 +101,7 @@ struct RuntimeHandle::Impl {
     o.health.interval = options.heartbeat_interval;
     o.health.lost_after = options.worker_lost_after;
     o.local_plans = local_plans;
+    o.optimizer = options.optimizer;
     return actors::StartLocalMaster(*system, std::move(o), &local_worker, &master);
   }
 
@@ -124,6 +125,8 @@ struct RuntimeHandle::Impl {
     request.setup_timeout_ms = options.setup_timeout.count();
     request.heartbeat_interval_ms = options.heartbeat_interval.count();
     request.worker_lost_after_ms = options.worker_lost_after.count();
+    request.optimizer = options.optimizer.ToString();
+    request.max_folded_constant_bytes = options.optimizer.max_folded_constant_in_bytes;
     master = actors::SpawnRemoteMaster(*system, std::move(server[0]), options.target,
                                        std::move(request));
     return Status::OK();

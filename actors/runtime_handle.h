@@ -16,6 +16,7 @@
 #include "core/status.h"
 #include "core/step_traffic.h"
 #include "core/tensor.h"
+#include "graph/optimizer_options.h"
 #include "proto/graph.pb.h"
 #include "proto/step_stats.pb.h"
 #include "runtime/step_plan.h"
@@ -53,6 +54,8 @@ struct RuntimeOptions {
   // Stall inspector of the in-process worker (actors/worker/worker_actor.h).
   std::chrono::milliseconds stall_warning_after{10000};
   std::function<void(const std::string&)> stall_log;
+  // The graph passes of the session's step plans (graph/optimizer.h).
+  OptimizerOptions optimizer = OptimizerOptions::ProcessDefault();
 };
 
 class RuntimeHandle {

@@ -76,6 +76,7 @@ Status Session::Create(const SessionOptions& options, std::unique_ptr<Session>* 
   runtime_options.worker_lost_after = std::chrono::milliseconds(options.worker_lost_after_ms);
   runtime_options.stall_warning_after = std::chrono::milliseconds(options.stall_warning_ms);
   runtime_options.stall_log = options.stall_log;
+  runtime_options.optimizer = options.optimizer;
   std::unique_ptr<RuntimeHandle> runtime;
   AF_RETURN_IF_ERROR(RuntimeHandle::Create(runtime_options, &runtime));
   out->reset(new Session(options, std::move(runtime)));

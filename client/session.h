@@ -23,6 +23,7 @@
 #include "core/status.h"
 #include "core/step_traffic.h"
 #include "core/tensor.h"
+#include "graph/optimizer_options.h"
 #include "proto/graph.pb.h"
 #include "proto/step_stats.pb.h"
 #include "runtime/step_plan.h"
@@ -77,6 +78,11 @@ struct SessionOptions {
   std::function<void(const std::string&)> stall_log;
   // Deadline of a Run or Extend without its own.
   int64_t default_timeout_ms = 60000;
+  // The graph optimizer's passes (constant folding, common subexpressions,
+  // arithmetic simplification, dead nodes) for every step of the session,
+  // TensorFlow's OptimizerOptions: opt_level L0 turns them off. The default
+  // is on, or what ACTORFLOW_OPTIMIZER says ("off", "off:fold,cse").
+  OptimizerOptions optimizer = OptimizerOptions::ProcessDefault();
 };
 
 struct RunOptions {

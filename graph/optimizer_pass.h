@@ -29,7 +29,7 @@ struct PassContext {
   std::unordered_set<std::string> preserved;
   // A folded constant larger than this stays computed (TensorFlow's
   // max_folded_constant_in_bytes).
-  int64_t max_constant_bytes = 10 * 1024 * 1024;
+  int64_t max_constant_bytes = int64_t{10} * 1024 * 1024;
   // Null: constant folding does nothing.
   ConstantEvaluator evaluate;
 };

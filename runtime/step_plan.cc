@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <unordered_set>
 
 #include "control-flow/partition_loop_control.h"
 #include "core/logging.h"
@@ -11,6 +12,7 @@
 #include "graph/partition.h"
 #include "graph/placement_settings.h"
 #include "graph/placer.h"
+#include "runtime/constant_evaluator.h"
 
 namespace af {
 
@@ -59,13 +61,38 @@ Status Localize(tensorflow::GraphDef* graph, const std::string& op, int partitio
   return Status::OK();
 }
 
+// Fed and fetched nodes keep their names and stay (TensorFlow's rule for
+// its optimizers), and so do targets.
+std::unordered_set<std::string> PreservedNames(const StepSignature& signature) {
+  std::unordered_set<std::string> names;
+  auto node_of = [](const std::string& tensor) { return tensor.substr(0, tensor.find(':')); };
+  for (const std::string& t : signature.feeds) names.insert(node_of(t));
+  for (const std::string& t : signature.fetches) names.insert(node_of(t));
+  for (const std::string& t : signature.targets) names.insert(node_of(t));
+  return names;
+}
+
+// One evaluator for every plan: it keeps its CPU device.
+const ConstantEvaluator& CpuConstantEvaluator() {
+  static const ConstantEvaluator* evaluator = new ConstantEvaluator(MakeCpuConstantEvaluator());
+  return *evaluator;
+}
+
 }  // namespace
 
 Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
                      const std::vector<DeviceAttributes>& devices,
-                     const CostModel* cost_model, StepPlan* out) {
+                     const CostModel* cost_model, StepPlan* out,
+                     const OptimizerOptions& optimizer) {
   std::unique_ptr<Graph> pruned;
   AF_RETURN_IF_ERROR(PruneForExecution(graph, signature, &pruned));
+  std::vector<PassReport> optimizer_passes;
+  if (optimizer.enabled()) {
+    PassContext context;
+    context.preserved = PreservedNames(signature);
+    context.evaluate = CpuConstantEvaluator();
+    AF_RETURN_IF_ERROR(OptimizeGraph(pruned.get(), optimizer, context, &optimizer_passes));
+  }
 
   std::vector<DeviceInfo> device_infos;
   std::map<std::string, uint64_t> incarnations;
@@ -93,6 +120,7 @@ Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
   AF_RETURN_IF_ERROR(AddLoopControl(*pruned, partition_options, &partitions));
 
   StepPlan plan;
+  plan.optimizer_passes = std::move(optimizer_passes);
   plan.feeds.assign(signature.feeds.size(), TensorLocation{});
   plan.fetches.assign(signature.fetches.size(), TensorLocation{});
   for (auto& [device, graph_def] : partitions) {
@@ -112,10 +140,11 @@ Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
 
 Status BuildStepPlan(const tensorflow::GraphDef& graph_def, const StepSignature& signature,
                      const std::vector<DeviceAttributes>& devices,
-                     const CostModel* cost_model, StepPlan* out) {
+                     const CostModel* cost_model, StepPlan* out,
+                     const OptimizerOptions& optimizer) {
   Graph graph;
   AF_RETURN_IF_ERROR(ImportGraphDef(graph_def, &graph));
-  return BuildStepPlan(graph, signature, devices, cost_model, out);
+  return BuildStepPlan(graph, signature, devices, cost_model, out, optimizer);
 }
 
 }  // namespace af

@@ -10,6 +10,7 @@
 
 #include "core/device_base.h"
 #include "core/status.h"
+#include "graph/optimizer.h"
 #include "graph/subgraph.h"
 #include "proto/graph.pb.h"
 
@@ -42,19 +43,24 @@ struct TensorLocation {
 
 struct StepPlan {
   std::vector<PartitionPlan> partitions;
+  // What the graph optimizer did between pruning and placement.
+  std::vector<PassReport> optimizer_passes;
   std::vector<TensorLocation> feeds;    // parallel to StepSignature::feeds
   std::vector<TensorLocation> fetches;  // parallel to StepSignature::fetches
 };
 
-// Prunes, places and partitions `graph` for `signature`. Errors are
+// Prunes, optimizes (graph/optimizer.h: feeds, fetches and targets are
+// preserved), places and partitions `graph` for `signature`. Errors are
 // INVALID_ARGUMENT naming unknown feeds/fetches/targets or infeasible device
 // constraints (listing `devices`). `cost_model` may be null.
 Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
                      const std::vector<DeviceAttributes>& devices,
-                     const CostModel* cost_model, StepPlan* out);
+                     const CostModel* cost_model, StepPlan* out,
+                     const OptimizerOptions& optimizer = OptimizerOptions::ProcessDefault());
 // Convenience: imports `graph_def` first.
 Status BuildStepPlan(const tensorflow::GraphDef& graph_def, const StepSignature& signature,
                      const std::vector<DeviceAttributes>& devices,
-                     const CostModel* cost_model, StepPlan* out);
+                     const CostModel* cost_model, StepPlan* out,
+                     const OptimizerOptions& optimizer = OptimizerOptions::ProcessDefault());
 
 }  // namespace af

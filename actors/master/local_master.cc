@@ -41,7 +41,7 @@ Status StartLocalMaster(caf::actor_system& system, LocalMasterOptions options,
   for (size_t i = 0; i < remotes.size(); ++i)
     workers.push_back(MasterWorker{std::move(remotes[i]), options.remote_tasks[i].address, true});
   *master = SpawnMasterActor(system, std::move(workers), std::move(options.local_plans),
-                             options.health, secret, local.data_plane);
+                             options.health, secret, local.data_plane, options.optimizer);
   return Status::OK();
 }
 

@@ -27,6 +27,7 @@ struct LocalMasterOptions {
   // Cached steps of this process's devices run on the asking thread
   // (actors/local_step.h); null: every step goes through the worker actor.
   std::shared_ptr<LocalPlanCache> local_plans;
+  OptimizerOptions optimizer = OptimizerOptions::ProcessDefault();
 };
 
 // On error, whatever was spawned is in *worker / *master for the caller to

@@ -265,8 +265,10 @@ master_actor::behavior_type MasterBehavior(MasterPointer self,
                                            std::vector<MasterWorker> workers,
                                            std::shared_ptr<LocalPlanCache> local_plans,
                                            HealthCheckOptions health, std::string cluster_secret,
-                                           std::shared_ptr<DataPlane> lane) {
+                                           std::shared_ptr<DataPlane> lane,
+                                           OptimizerOptions optimizer) {
   MasterState& st = self->state;
+  st.optimizer = optimizer;
   if (lane && lane->direct()) st.lane = std::move(lane);
   st.local_plans = std::move(local_plans);
   st.health = health;
@@ -321,9 +323,9 @@ master_actor::behavior_type MasterBehavior(MasterPointer self,
 master_actor SpawnMasterActor(caf::actor_system& system, std::vector<MasterWorker> workers,
                               std::shared_ptr<LocalPlanCache> local_plans,
                               HealthCheckOptions health, std::string cluster_secret,
-                              std::shared_ptr<DataPlane> lane) {
+                              std::shared_ptr<DataPlane> lane, OptimizerOptions optimizer) {
   return system.spawn(MasterBehavior, std::move(workers), std::move(local_plans), health,
-                      std::move(cluster_secret), std::move(lane));
+                      std::move(cluster_secret), std::move(lane), optimizer);
 }
 
 }  // namespace af::actors

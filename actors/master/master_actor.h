@@ -13,6 +13,7 @@
 #include <caf/fwd.hpp>
 
 #include "actors/interfaces.h"
+#include "graph/optimizer_options.h"
 
 namespace af {
 class LocalPlanCache;
@@ -46,6 +47,8 @@ struct HealthCheckOptions {
 // that restarted (empty: none). With `local_plans`, cached steps whose partitions are all on the
 // in-process worker are published there for the client's threads to run
 // (actors/local_step.h).
+// `optimizer`: the graph passes every step plan of the session goes
+// through (graph/optimizer.h).
 // `lane`: this process's data plane, which carries cached steps' RunGraphs
 // to remote workers that have one (actors/worker/direct_steps.h; null:
 // every RunGraph goes through CAF).
@@ -53,6 +56,7 @@ master_actor SpawnMasterActor(caf::actor_system& system, std::vector<MasterWorke
                               std::shared_ptr<LocalPlanCache> local_plans = nullptr,
                               HealthCheckOptions health = {},
                               std::string cluster_secret = {},
-                              std::shared_ptr<DataPlane> lane = nullptr);
+                              std::shared_ptr<DataPlane> lane = nullptr,
+                              OptimizerOptions optimizer = OptimizerOptions::ProcessDefault());
 
 }  // namespace af::actors

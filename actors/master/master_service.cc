@@ -263,6 +263,7 @@ struct SetupRequest {
   HealthCheckOptions health;
   std::string cluster_secret;
   std::shared_ptr<DataPlane> data_plane;
+  OptimizerOptions optimizer;
   Clock::time_point deadline;
   master_service_actor service;
   uint64_t id = 0;
@@ -281,7 +282,7 @@ void SetUpMaster(caf::blocking_actor* self, const SetupRequest& req) {
       workers.push_back(MasterWorker{std::move(remotes[i]), req.tasks[i].address, true});
     }
     master = SpawnMasterActor(self->system(), std::move(workers), nullptr, req.health,
-                              req.cluster_secret, req.data_plane);
+                              req.cluster_secret, req.data_plane, req.optimizer);
     auto call = std::make_shared<InitCall>();
     call->deadline = req.deadline;
     caf::anon_send(master, init_atom::value, call);
@@ -344,6 +345,18 @@ master_service_actor::behavior_type MasterServiceBehavior(ServicePointer self,
                                "Session: an anonymous request cannot own a session on a server")),
                            caf::actor{}, std::vector<wire::DeviceInfo>{}};
                  }
+                 OptimizerOptions optimizer;
+                 if (Status bad = OptimizerOptions::Parse(req.optimizer, &optimizer); !bad.ok()) {
+                   return {wire::ToWire(bad.WithContext("Session")), caf::actor{},
+                           std::vector<wire::DeviceInfo>{}};
+                 }
+                 if (req.max_folded_constant_bytes < 0) {
+                   return {wire::ToWire(errors::InvalidArgument(
+                               "Session: max_folded_constant_bytes ", req.max_folded_constant_bytes,
+                               " is negative")),
+                           caf::actor{}, std::vector<wire::DeviceInfo>{}};
+                 }
+                 optimizer.max_folded_constant_in_bytes = req.max_folded_constant_bytes;
                  if (req.setup_timeout_ms <= 0 || req.heartbeat_interval_ms <= 0 ||
                      req.worker_lost_after_ms < 2 * req.heartbeat_interval_ms) {
                    return {wire::ToWire(errors::InvalidArgument(
@@ -372,6 +385,7 @@ master_service_actor::behavior_type MasterServiceBehavior(ServicePointer self,
                  setup.tasks = SessionTasks(req, st.options);
                  setup.cluster_secret = st.options.cluster_secret;
                  setup.data_plane = st.options.data_plane;
+                 setup.optimizer = optimizer;
                  setup.health.interval = std::chrono::milliseconds(req.heartbeat_interval_ms);
                  setup.health.lost_after = std::chrono::milliseconds(req.worker_lost_after_ms);
                  setup.deadline = Clock::now() + std::chrono::milliseconds(req.setup_timeout_ms);

@@ -17,6 +17,7 @@
 #include "actors/master/master_actor.h"
 #include "graph/cost_model.h"
 #include "graph/graph.h"
+#include "graph/optimizer.h"
 #include "runtime/step_plan.h"
 
 namespace af::actors {
@@ -74,6 +75,8 @@ struct CachedStep {
   std::vector<FeedRoute> feeds;        // parallel to the signature's feeds
   std::vector<int> fetch_from_feed;    // per fetch: feed index, or -1
   std::vector<std::shared_ptr<RunCall>> waiting;  // Runs queued while registering
+  // What the graph optimizer did when the plan was made; traced steps list it.
+  std::vector<PassReport> optimizer_passes;
   int pending_registrations = 0;
   Status error;
 };
@@ -105,6 +108,7 @@ struct MasterState {
   std::unique_ptr<Graph> imported = std::make_unique<Graph>();  // `graph`, checked
   std::unordered_set<std::string> node_names;
   CostModel cost_model;
+  OptimizerOptions optimizer;  // for every step plan of the session
 
   std::unordered_map<std::string, std::shared_ptr<CachedStep>> cache;
   std::unordered_map<int64_t, InFlightStep> inflight;

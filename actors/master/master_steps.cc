@@ -11,6 +11,7 @@
 #include "actors/health/health_events.h"
 #include "actors/health/master_health.h"
 #include "actors/master/master_state.h"
+#include "graph/optimizer_trace.h"
 #include "actors/transport/lane_replies.h"
 #include "actors/transport/wire_codec.h"
 #include "actors/worker/data_plane.h"
@@ -276,7 +277,7 @@ void BuildAndRegister(MasterPointer self, const std::string& key,
     }
   }
   StepPlan plan;
-  s = BuildStepPlan(*st.imported, signature, devices, &st.cost_model, &plan);
+  s = BuildStepPlan(*st.imported, signature, devices, &st.cost_model, &plan, st.optimizer);
   if (!s.ok() && !down.empty()) {
     s = errors::Unavailable("Run: ", down, "; placing without it: ", s.message());
   }
@@ -286,6 +287,7 @@ void BuildAndRegister(MasterPointer self, const std::string& key,
   std::vector<int> partition_group, partition_pos;
   s = PrepareStep(st, *call, plan, step.get(), &partition_group, &partition_pos);
   if (!s.ok()) return call->Finish(s);
+  step->optimizer_passes = plan.optimizer_passes;
   for (const auto& group : step->groups) {
     const WorkerRecord& w = st.workers[group.worker];
     if (!w.alive) return call->Finish(errors::Unavailable("Run: ", w.Describe(), " is down: ", w.lost.message()));
@@ -382,8 +384,10 @@ void OnRunGraphReply(MasterPointer self, int64_t step_id, int group,
   }
   if (--flight.pending > 0) return;
   std::shared_ptr<RunCall> call = std::move(flight.call);
+  std::shared_ptr<CachedStep> step = std::move(flight.step);
   self->state.inflight.erase(it);
   if (call->trace) {
+    if (step != nullptr) AddOptimizerTrace(step->optimizer_passes, &call->step_stats);
     // Devices in name order, whatever order the workers answered in.
     auto* devices = call->step_stats.mutable_dev_stats();
     std::sort(devices->pointer_begin(), devices->pointer_end(),

@@ -144,6 +144,9 @@ struct MasterSessionRequest {
   int64_t setup_timeout_ms = 10000;
   int64_t heartbeat_interval_ms = 250;
   int64_t worker_lost_after_ms = 1500;
+  // The session's graph optimizer, as OptimizerOptions::Parse reads it.
+  std::string optimizer = "on";
+  int64_t max_folded_constant_bytes = 10 * 1024 * 1024;
 };
 
 // One Run of a client against a remote master: what RunCall holds, as it

@@ -10,6 +10,7 @@
 #include "client/chrome_trace.h"
 #include "client/client_session.h"
 #include "client/standard_ops.h"
+#include "graph/optimizer_trace.h"
 #include "tests/client/json_test_util.h"
 
 namespace af {
@@ -74,7 +75,9 @@ std::pair<std::string, std::string> TransferOf(const tensorflow::NodeExecStats& 
 }
 
 void CheckStepStats(const tensorflow::StepStats& stats) {
-  BOOST_TEST_REQUIRE(stats.dev_stats_size() == 2);
+  // Both devices, and the graph optimizer's passes beside them.
+  BOOST_TEST_REQUIRE(stats.dev_stats_size() == 3);
+  BOOST_TEST(FindDevice(stats, kOptimizerTraceDevice) != nullptr);
   const auto* cpu0 = FindDevice(stats, Cpu(0));
   const auto* cpu1 = FindDevice(stats, Cpu(1));
   BOOST_TEST_REQUIRE(cpu0 != nullptr);
@@ -159,7 +162,8 @@ void CheckChromeTrace(const tensorflow::StepStats& stats, const std::string& jso
   int nodes = 0;
   for (const auto& dev : stats.dev_stats()) nodes += dev.node_stats_size();
   BOOST_TEST(complete_events == nodes);
-  BOOST_TEST_REQUIRE(pid_of.size() == 2u);
+  BOOST_TEST_REQUIRE(pid_of.size() == 3u);  // the two devices and the optimizer's passes
+  BOOST_TEST_REQUIRE(pid_of.count(kOptimizerTraceDevice) == 1u);
   BOOST_TEST_REQUIRE(pid_of.count(Cpu(0)) == 1u);
   BOOST_TEST_REQUIRE(pid_of.count(Cpu(1)) == 1u);
   BOOST_TEST(pid_of[Cpu(0)] != pid_of[Cpu(1)]);

@@ -19,6 +19,7 @@
 
 #include "tests/actors/session_test_util.h"
 #include "core/step_traffic.h"
+#include "graph/optimizer_trace.h"
 #include "tests/distributed/server_process.h"
 
 namespace af {
@@ -109,6 +110,8 @@ BOOST_AUTO_TEST_CASE(a_graph_spans_two_ps_and_two_workers_through_the_servers_ma
                            "/job:worker/replica:0/task:0", "/job:worker/replica:0/task:1"}) {
     BOOST_TEST(tasks.count(task) == 1u, task);
   }
+  // The server's master ran the graph optimizer the session asked for.
+  BOOST_TEST(tasks.count(kOptimizerTraceDevice) == 1u);
   // The server's master reports every scalar that crossed between its
   // tasks; y, fetched from ps 0, goes to the master in worker 0's process.
   BOOST_TEST_MESSAGE(TrafficDebugString(metadata.traffic));
@@ -143,13 +146,16 @@ BOOST_AUTO_TEST_CASE(a_graph_spans_two_ps_and_two_workers_through_the_servers_ma
   s = session->Run({{"x", Tensor::Scalar<float>(1)}}, {"y"}, {}, &out);
   BOOST_TEST(s.code() == Code::FAILED_PRECONDITION, s);
 
-  // A second session on the same server starts from nothing.
+  // A second session on the same server starts from nothing, and its
+  // optimizer setting (off) travels with it.
+  options.optimizer.opt_level = OptimizerOptions::L0;
   std::unique_ptr<Session> again;
   BOOST_TEST_REQUIRE(Session::Create(options, &again).ok());
   BOOST_TEST_REQUIRE(again->Extend(FourTaskGraph()).ok());
-  s = again->Run({{"x", Tensor::Scalar<float>(4)}}, {"y"}, {}, &out);
+  s = again->Run(traced, {{"x", Tensor::Scalar<float>(4)}}, {"y"}, {}, &out, &metadata);
   BOOST_TEST_REQUIRE(s.ok(), s);
   BOOST_TEST(out[0].scalar<float>() == 20.0f);
+  BOOST_TEST(TasksThatRan(metadata).count(kOptimizerTraceDevice) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(variables_live_on_in_the_servers_containers) {

@@ -1,0 +1,136 @@
+// bench_optimizer: what the graph optimizer (graph/optimizer.h) does to
+// real step graphs, and what it costs or saves at run time.
+//  - gradient_built_twice: the MLP's gradients asked for twice (two
+//    identical gradient subgraphs, as a model whose training is built
+//    twice has): the nodes the second copy added, and per pass the nodes
+//    before and after and the time the pass took.
+//  - train_step: the median training-step time of the MLP and the CNN
+//    with the optimizer off and on, in one run (ratio off/on).
+//
+//   bench_optimizer [--steps 60]
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/bench_util.h"
+#include "client/client_session.h"
+#include "client/gradients.h"
+#include "client/optimizers/momentum.h"
+#include "client/standard_ops.h"
+#include "client/variables.h"
+#include "examples/models/mnist_models.h"
+#include "runtime/step_plan.h"
+
+namespace af {
+namespace {
+
+struct ModelGraph {
+  Scope root = Scope::NewRootScope();
+  Output images, labels;
+  models::Model model;
+};
+
+void BuildMnistModel(const std::string& name, ModelGraph* g) {
+  g->images = ops::Placeholder(g->root.WithOpName("images"), DT_FLOAT,
+                               PartialTensorShape({-1, 28, 28, 1}));
+  g->labels = ops::Placeholder(g->root.WithOpName("labels"), DT_INT32, PartialTensorShape({-1}));
+  bench::CheckOk(models::BuildModel(g->root, name, g->images, g->labels, 1, &g->model), "model");
+}
+
+void GradientBuiltTwice() {
+  ModelGraph g;
+  BuildMnistModel("mlp", &g);
+  const std::vector<Output> vars = TrainableVariables(g.root);
+  std::vector<Output> first, second;
+  bench::CheckOk(AddSymbolicGradients(g.root, {g.model.loss}, vars, &first), "gradients");
+  tensorflow::GraphDef once;
+  bench::CheckOk(g.root.ToGraphDef(&once), "graph");
+  bench::CheckOk(AddSymbolicGradients(g.root, {g.model.loss}, vars, &second), "gradients");
+  tensorflow::GraphDef twice;
+  bench::CheckOk(g.root.ToGraphDef(&twice), "graph");
+
+  StepSignature signature;
+  signature.feeds = {g.images.name(), g.labels.name()};
+  for (const auto* grads : {&first, &second})
+    for (const Output& grad : *grads) signature.fetches.push_back(grad.name());
+  const std::vector<DeviceAttributes> devices = {
+      {"/job:localhost/replica:0/task:0/device:CPU:0", DEVICE_CPU, 1}};
+  StepPlan plan;
+  bench::CheckOk(BuildStepPlan(twice, signature, devices, nullptr, &plan, OptimizerOptions{}),
+                 "plan");
+  const int duplicated = twice.node_size() - once.node_size();
+  for (const PassReport& pass : plan.optimizer_passes) {
+    std::ostringstream extra;
+    extra << "\"graph_nodes\":" << twice.node_size() << ",\"duplicated_nodes\":" << duplicated
+          << ",\"nodes_before\":" << pass.nodes_before << ",\"nodes_after\":" << pass.nodes_after
+          << ",\"added\":" << pass.stats.nodes_added
+          << ",\"rewritten\":" << pass.stats.nodes_rewritten << ",\"micros\":" << pass.micros;
+    bench::PrintResult("optimizer", "gradient_built_twice_" + pass.pass, extra.str(),
+                       "nodes_removed", pass.stats.nodes_removed, "nodes");
+  }
+}
+
+// Median seconds of a training step of `name` at batch 64.
+double TrainStepSeconds(const std::string& name, bool optimize, int steps) {
+  ModelGraph g;
+  BuildMnistModel(name, &g);
+  MomentumOptimizer sgd(0.01, 0.9);
+  Operation train;
+  bench::CheckOk(sgd.Minimize(g.root, g.model.loss, &train), "minimize");
+  SessionOptions options;
+  options.threads_per_device = 2;
+  options.num_gpu_devices = 0;
+  if (!optimize) options.optimizer.opt_level = OptimizerOptions::L0;
+  ClientSession session(g.root, options);
+  bench::CheckOk(session.Run({}, {}, {GlobalVariablesInitializer(g.root)}, nullptr), "init");
+  constexpr int kBatch = 64;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> pixel(0.0f, 1.0f);
+  Tensor x(DT_FLOAT, TensorShape{kBatch, 28, 28, 1});
+  Tensor y(DT_INT32, TensorShape{kBatch});
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = pixel(rng);
+  for (int64_t i = 0; i < kBatch; ++i) y.data<int32_t>()[i] = static_cast<int32_t>(i % 10);
+  const ClientSession::FeedType feeds = {{g.images, x}, {g.labels, y}};
+  std::vector<double> seconds;
+  for (int s = 0; s < steps + 10; ++s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    bench::CheckOk(session.Run(feeds, {}, {train}, nullptr), "train step");
+    if (s >= 10)
+      seconds.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
+void TrainStep(const std::string& name, int steps) {
+  // Alternating rounds, so that a noisy neighbour hurts both settings alike.
+  std::vector<double> off, on;
+  for (int round = 0; round < 2; ++round) {
+    off.push_back(TrainStepSeconds(name, false, steps));
+    on.push_back(TrainStepSeconds(name, true, steps));
+  }
+  const double off_s = *std::min_element(off.begin(), off.end());
+  const double on_s = *std::min_element(on.begin(), on.end());
+  std::ostringstream extra;
+  extra << "\"model\":\"" << name << "\",\"batch\":64,\"step_ms_off\":" << off_s * 1e3
+        << ",\"step_ms_on\":" << on_s * 1e3;
+  bench::PrintResult("optimizer", "train_step_" + name, extra.str(), "off_over_on",
+                     off_s / on_s, "x");
+}
+
+}  // namespace
+}  // namespace af
+
+int main(int argc, char** argv) {
+  int steps = 60;
+  for (int i = 1; i + 1 < argc; i += 2)
+    if (std::string(argv[i]) == "--steps") steps = std::max(5, std::atoi(argv[i + 1]));
+  af::GradientBuiltTwice();
+  for (const char* model : {"mlp", "cnn"}) af::TrainStep(model, steps);
+  return 0;
+}

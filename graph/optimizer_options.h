@@ -1,0 +1,36 @@
+// OptimizerOptions: which of the graph optimizer's passes a session runs
+// (graph/optimizer.h), TensorFlow's OptimizerOptions with its opt_level,
+// and the text form the command line, ACTORFLOW_OPTIMIZER and the wire use.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/status.h"
+
+namespace af {
+
+struct OptimizerOptions {
+  // TensorFlow's OptimizerOptions.Level values.
+  enum Level : int { L1 = 0, L0 = -1 };
+  Level opt_level = L1;
+  bool do_constant_folding = true;
+  bool do_common_subexpression_elimination = true;
+  bool do_arithmetic_simplification = true;
+  // Dead nodes, and Identity and NoOp chains outside loops.
+  bool do_dead_node_removal = true;
+  int64_t max_folded_constant_in_bytes = int64_t{10} * 1024 * 1024;
+
+  bool enabled() const { return opt_level != L0; }
+  // "on", "off", or a comma list of passes to turn off ("off:cse,fold");
+  // the form ACTORFLOW_OPTIMIZER and `--optimizer` take. Unknown words
+  // are INVALID_ARGUMENT.
+  static Status Parse(const std::string& text, OptimizerOptions* out);
+  // The form Parse reads back (max_folded_constant_in_bytes aside).
+  std::string ToString() const;
+  // The process's default: ACTORFLOW_OPTIMIZER when set (bad values are
+  // logged and ignored), else everything on.
+  static OptimizerOptions ProcessDefault();
+};
+
+}  // namespace af
