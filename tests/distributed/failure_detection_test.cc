@@ -51,6 +51,16 @@ tensorflow::GraphDef StuckGraph() {
   return b.graph();
 }
 
+// Starts `server` as task 1 and opens a session on it holding StuckGraph.
+std::unique_ptr<Session> StuckSession(ServerProcess* server) {
+  BOOST_TEST_REQUIRE(server->Start({"--task", "1"}).ok());
+  std::unique_ptr<Session> session;
+  Status s = Session::Create(Options({server->address()}), &session);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  BOOST_TEST_REQUIRE(session->Extend(StuckGraph()).ok());
+  return session;
+}
+
 // Starts the stuck step, applies `fault` to the server, and returns the
 // step's status and the seconds from the fault to the step's end.
 Status FailMidStep(Session* session, const std::function<void()>& fault, double* seconds) {
@@ -71,11 +81,8 @@ Status FailMidStep(Session* session, const std::function<void()>& fault, double*
 
 BOOST_AUTO_TEST_CASE(kill_9_of_a_worker_fails_the_step_naming_the_task) {
   ServerProcess server;
-  BOOST_TEST_REQUIRE(server.Start({"--task", "1"}).ok());
-  std::unique_ptr<Session> session;
-  Status s = Session::Create(Options({server.address()}), &session);
-  BOOST_TEST_REQUIRE(s.ok(), s);
-  BOOST_TEST_REQUIRE(session->Extend(StuckGraph()).ok());
+  std::unique_ptr<Session> session = StuckSession(&server);
+  Status s;
   double seconds = 0;
   s = FailMidStep(session.get(), [&] { server.Stop(SIGKILL); }, &seconds);
   BOOST_TEST_MESSAGE("kill -9 of a worker detected after " << seconds << " s: " << s);
@@ -94,11 +101,8 @@ BOOST_AUTO_TEST_CASE(kill_9_of_a_worker_fails_the_step_naming_the_task) {
 
 BOOST_AUTO_TEST_CASE(sigstop_of_a_worker_is_detected_by_heartbeats) {
   ServerProcess server;
-  BOOST_TEST_REQUIRE(server.Start({"--task", "1"}).ok());
-  std::unique_ptr<Session> session;
-  Status s = Session::Create(Options({server.address()}), &session);
-  BOOST_TEST_REQUIRE(s.ok(), s);
-  BOOST_TEST_REQUIRE(session->Extend(StuckGraph()).ok());
+  std::unique_ptr<Session> session = StuckSession(&server);
+  Status s;
   double seconds = 0;
   s = FailMidStep(session.get(), [&] { server.Signal(SIGSTOP); }, &seconds);
   BOOST_TEST_MESSAGE("SIGSTOP of a worker detected after " << seconds << " s: " << s);
@@ -115,11 +119,8 @@ BOOST_AUTO_TEST_CASE(a_worker_that_hangs_while_a_step_registers_fails_the_run_at
   // never answers: the Run must end when heartbeats declare the task lost,
   // not at its 30 s deadline.
   ServerProcess server;
-  BOOST_TEST_REQUIRE(server.Start({"--task", "1"}).ok());
-  std::unique_ptr<Session> session;
-  Status s = Session::Create(Options({server.address()}), &session);
-  BOOST_TEST_REQUIRE(s.ok(), s);
-  BOOST_TEST_REQUIRE(session->Extend(StuckGraph()).ok());
+  std::unique_ptr<Session> session = StuckSession(&server);
+  Status s;
   server.Signal(SIGSTOP);
   const auto at = Clock::now();
   std::vector<Tensor> out;

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "graph/arithmetic_simplification.h"
-#include "pass_test_util.h"
+#include "optimizer_pass_test_util.h"
 
 namespace af {
 namespace {
@@ -53,10 +53,7 @@ std::string IntConst(const std::string& name, std::initializer_list<int64_t> dim
 }
 
 PassStats Simplify(Graph* g, const PassContext& context = {}) {
-  PassStats stats;
-  Status s = SimplifyArithmetic(g, context, &stats);
-  BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
-  return stats;
+  return RunPass(&SimplifyArithmetic, g, context);
 }
 
 std::string InputOf(const Graph& g, const std::string& node, int index = 0) {

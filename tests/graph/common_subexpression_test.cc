@@ -3,7 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "graph/common_subexpression.h"
-#include "pass_test_util.h"
+#include "optimizer_pass_test_util.h"
 
 namespace af {
 namespace {
@@ -18,25 +18,8 @@ std::string FloatScalar(const std::string& name, float value, const std::string&
                       std::to_string(value) + " } } } " + extra);
 }
 
-std::string Retval(const std::string& name, const std::string& input, int index) {
-  return NodeText(name, "_Retval", {input},
-                  TypeAttr("T", "DT_FLOAT") +
-                      "attr { key: 'index' value { i: " + std::to_string(index) + " } } ");
-}
-
 PassStats RunCse(Graph* g, const PassContext& context = {}) {
-  PassStats stats;
-  Status s = EliminateCommonSubexpressions(g, context, &stats);
-  BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
-  return stats;
-}
-
-const Node* Input(const Graph& g, const std::string& node, int index) {
-  const Node* n = g.FindNode(node);
-  BOOST_REQUIRE_MESSAGE(n != nullptr, "no node " << node);
-  const Edge* e = nullptr;
-  BOOST_REQUIRE(n->input_edge(index, &e).ok());
-  return e->src();
+  return RunPass(&EliminateCommonSubexpressions, g, context);
 }
 
 // scale -> mul -> matmul -> relu -> neg, twice, from the same x and w.

@@ -5,32 +5,15 @@
 #include <algorithm>
 
 #include "graph/dead_node_removal.h"
-#include "pass_test_util.h"
+#include "optimizer_pass_test_util.h"
 
 namespace af {
 namespace {
 
 using namespace pass_testing;  // NOLINT: test helpers
 
-std::string Retval(const std::string& name, const std::string& input, int index) {
-  return NodeText(name, "_Retval", {input},
-                  TypeAttr("T", "DT_FLOAT") +
-                      "attr { key: 'index' value { i: " + std::to_string(index) + " } } ");
-}
-
 PassStats RunChains(Graph* g, const PassContext& context = {}) {
-  PassStats stats;
-  Status s = RemoveIdentityChains(g, context, &stats);
-  BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
-  return stats;
-}
-
-const Node* Input(const Graph& g, const std::string& node, int index) {
-  const Node* n = g.FindNode(node);
-  BOOST_REQUIRE_MESSAGE(n != nullptr, "no node " << node);
-  const Edge* e = nullptr;
-  BOOST_REQUIRE(n->input_edge(index, &e).ok());
-  return e->src();
+  return RunPass(&RemoveIdentityChains, g, context);
 }
 
 // Names of the nodes with a control edge into `node`, sorted.
