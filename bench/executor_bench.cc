@@ -1,7 +1,9 @@
 // bench/executor: TensorFlow's BM_executor shapes, random DAGs of NoOps
 // joined by control edges, run through Session::Run of a cached step.
 // Prints nodes/s on one CPU device and on two.
+#include <chrono>
 #include <cstdio>
+#include <string>
 #include <random>
 
 #include "bench/bench_util.h"
@@ -43,36 +45,50 @@ tensorflow::GraphDef RandomNoOpDag(int width, int depth, int64_t* num_nodes) {
   return g;
 }
 
-void Run(int width, int depth, int devices, double seconds_to_time = 1.0) {
+void Run(int width, int depth, int devices, double seconds_to_time = 1.0,
+         bool optimize = false) {
   int64_t nodes = 0;
   tensorflow::GraphDef g = RandomNoOpDag(width, depth, &nodes);
   SessionOptions options;
   options.num_cpu_devices = devices;
   // The executor's throughput, as TensorFlow's BM_executor measures it: the
   // graph optimizer would merge the NoOps that share their only input.
-  options.optimizer.opt_level = OptimizerOptions::L0;
+  if (!optimize) options.optimizer.opt_level = OptimizerOptions::L0;
   std::unique_ptr<Session> session;
   CheckOk(Session::Create(options, &session), "create session");
   CheckOk(session->Extend(g), "extend");
   std::vector<Tensor> out;
+  const std::string name = std::to_string(width) + "x" + std::to_string(depth);
+  const std::string fields = "\"devices\":" + std::to_string(devices) +
+                             ",\"nodes\":" + std::to_string(nodes) +
+                             ",\"optimizer\":" + (optimize ? "true" : "false");
+  // The first Run prunes, optimizes, places, partitions and builds the
+  // executors: what a large graph costs before its first step.
+  const auto first = std::chrono::steady_clock::now();
+  CheckOk(session->Run({}, {}, {"sink"}, &out), "first run");
+  PrintResult("executor", name, fields, "first_run_s",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - first).count(),
+              "s");
+  if (optimize) return;  // the optimizer removed most of the nodes counted
   const double seconds = TimePerCall(
       [&] { CheckOk(session->Run({}, {}, {"sink"}, &out), "run"); }, seconds_to_time, 3,
       4);
-  const std::string name = std::to_string(width) + "x" + std::to_string(depth);
-  PrintResult("executor", name,
-              "\"devices\":" + std::to_string(devices) + ",\"nodes\":" + std::to_string(nodes),
-              "nodes_per_s", static_cast<double>(nodes) / seconds, "1/s");
+  PrintResult("executor", name, fields, "nodes_per_s", static_cast<double>(nodes) / seconds,
+              "1/s");
 }
 
 }  // namespace
 }  // namespace af::bench
 
 // With an argument WIDTHxDEPTH (e.g. 1024x1024) only that shape runs, on one
-// device and is timed for 10 s: what a profiler wants.
+// device and is timed for 10 s: what a profiler wants. A second argument
+// `optimizer` runs it with the graph optimizer on and prints only the first
+// Run's time.
 int main(int argc, char** argv) {
   int width = 0, depth = 0;
   if (argc > 1 && std::sscanf(argv[1], "%dx%d", &width, &depth) == 2) {
-    af::bench::Run(width, depth, 1, 10.0);
+    const bool optimize = argc > 2 && std::string(argv[2]) == "optimizer";
+    af::bench::Run(width, depth, 1, 10.0, optimize);
     return 0;
   }
   const int shapes[][2] = {{16, 1024}, {32, 8192}, {1024, 16}, {8192, 32}, {1024, 1024}};

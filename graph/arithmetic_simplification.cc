@@ -7,7 +7,7 @@
 #include "core/node_def_util.h"
 #include "core/tensor.h"
 #include "graph/algorithm.h"
-#include "graph/dead_node_removal.h"
+#include "graph/graph_rewriter.h"
 
 namespace af {
 namespace {
@@ -170,6 +170,7 @@ Status SimplifyArithmetic(Graph* graph, const PassContext& context, PassStats* s
   const std::vector<bool> in_loop = NodesInLoops(*graph);
   std::vector<Node*> order;
   AF_RETURN_IF_ERROR(TopologicalOrder(*graph, &order));
+  GraphRewriter rewriter(graph);
   // Inputs first, so a chain like (x * 1) + 0 sees x by the time the Add
   // is visited. Everything removed below is the node visited or one of its
   // inputs, both behind us in `order`.
@@ -181,14 +182,16 @@ Status SimplifyArithmetic(Graph* graph, const PassContext& context, PassStats* s
     // A Switch's control signal is live on both branches; the node's was
     // not, so its control successors cannot move there.
     if (r.x->IsSwitch() && HasControlOutEdge(*n)) continue;
-    BypassNode(graph, n, r.x, r.port, stats);
+    rewriter.Bypass(n, r.x, r.port);
+    ++stats->nodes_removed;
     for (int id : r.dropped) {
       Node* d = graph->FindNodeId(id);
       if (d == nullptr || !d->out_edges().empty() || IsPreservedNode(*d, context)) continue;
-      graph->RemoveNode(d);
+      rewriter.RemoveNode(d);
       ++stats->nodes_removed;
     }
   }
+  stats->nodes_rewritten += rewriter.Finish();
   return Status::OK();
 }
 

@@ -25,7 +25,8 @@ namespace af {
 // The node's control successors depend on x's source instead (not when that
 // is a Switch, whose control signal is live on both branches). The node is
 // removed, as are an inner Transpose and operand Consts left without
-// consumers (unless preserved). Counts in stats as BypassNode does.
+// consumers (unless preserved). Replaced and dropped nodes count as removed,
+// nodes whose inputs changed as rewritten.
 //
 // One inexactness is accepted, as grappler accepts it: x + 0 and x - (-0)
 // turn -0.0 into +0.0, while the rewritten graph keeps -0.0 (the two

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "graph/algorithm.h"
+#include "graph/graph_rewriter.h"
 
 namespace af {
 namespace {
@@ -106,32 +107,6 @@ bool Equivalent(const Node& a, const Inputs& a_in, const Node& b, const Inputs& 
          a_in.control == b_in.control && SameAttrs(a, b);
 }
 
-bool HasControlEdge(const Node* src, const Node* dst) {
-  for (const Edge* e : src->out_edges())
-    if (e->IsControlEdge() && e->dst() == dst) return true;
-  return false;
-}
-
-// Every consumer of `from` (same ports) and every control successor moves
-// to `to`; `from` then has no out-edges.
-void MoveOutEdges(Graph* graph, Node* from, Node* to, PassStats* stats) {
-  std::vector<Node*> touched;
-  std::vector<const Edge*> edges = from->out_edges();  // copy: edited below
-  for (const Edge* e : edges) {
-    Node* dst = e->dst();
-    const int src_output = e->src_output(), dst_input = e->dst_input();
-    graph->RemoveEdge(e);
-    if (src_output == kControlSlot) {
-      if (!HasControlEdge(to, dst)) graph->AddControlEdge(to, dst);
-    } else {
-      graph->AddEdge(to, src_output, dst, dst_input);
-    }
-    if (std::find(touched.begin(), touched.end(), dst) == touched.end()) touched.push_back(dst);
-  }
-  for (Node* dst : touched) Graph::WriteInputs(*dst, dst->mutable_def());
-  stats->nodes_rewritten += static_cast<int>(touched.size());
-}
-
 // One sweep in topological order. Returns whether a preserved node took an
 // earlier node's place: the consumers of the removed node were hashed with
 // it as their input, so another sweep may find more to merge.
@@ -142,6 +117,7 @@ Status Sweep(Graph* graph, const PassContext& context, const std::vector<bool>& 
   AF_RETURN_IF_ERROR(TopologicalOrder(*graph, &order));
   std::unordered_map<uint64_t, std::vector<Node*>> buckets;
   buckets.reserve(order.size());
+  GraphRewriter rewriter(graph);
   // Nodes removed below are always the one being visited or one visited
   // before it, so the rest of `order` stays valid.
   for (Node* n : order) {
@@ -156,11 +132,11 @@ Status Sweep(Graph* graph, const PassContext& context, const std::vector<bool>& 
       if (!ReadInputs(*kept, &kept_in) || !Equivalent(*kept, kept_in, *n, n_in)) continue;
       const bool kept_preserved = IsPreservedNode(*kept, context);
       if (!n_preserved) {
-        MoveOutEdges(graph, n, kept, stats);
-        graph->RemoveNode(n);
+        rewriter.MoveOutEdges(n, kept);
+        rewriter.RemoveNode(n);
       } else if (!kept_preserved) {
-        MoveOutEdges(graph, kept, n, stats);
-        graph->RemoveNode(kept);
+        rewriter.MoveOutEdges(kept, n);
+        rewriter.RemoveNode(kept);
         kept = n;
         *replaced_earlier = true;
       } else {
@@ -172,6 +148,7 @@ Status Sweep(Graph* graph, const PassContext& context, const std::vector<bool>& 
     }
     if (!merged) bucket.push_back(n);
   }
+  stats->nodes_rewritten += rewriter.Finish();
   return Status::OK();
 }
 

@@ -1,18 +1,12 @@
 #include "graph/dead_node_removal.h"
 
-#include <algorithm>
 #include <vector>
 
+#include "graph/graph_rewriter.h"
 #include "graph/subgraph.h"
 
 namespace af {
 namespace {
-
-bool HasControlEdge(const Node* src, const Node* dst) {
-  for (const Edge* e : src->out_edges())
-    if (e->IsControlEdge() && e->dst() == dst) return true;
-  return false;
-}
 
 bool HasControlOutEdge(const Node& n) {
   for (const Edge* e : n.out_edges())
@@ -66,27 +60,6 @@ bool RemovableNoOp(const Node& n, Node** input) {
 
 }  // namespace
 
-void BypassNode(Graph* graph, Node* node, Node* src, int src_port, PassStats* stats) {
-  std::vector<Node*> touched;
-  std::vector<const Edge*> edges = node->out_edges();  // copy: edited below
-  for (const Edge* e : edges) {
-    Node* dst = e->dst();
-    const bool control = e->IsControlEdge();
-    const int dst_input = e->dst_input();
-    graph->RemoveEdge(e);
-    if (control) {
-      if (src != nullptr && !HasControlEdge(src, dst)) graph->AddControlEdge(src, dst);
-    } else {
-      graph->AddEdge(src, src_port, dst, dst_input);
-    }
-    if (std::find(touched.begin(), touched.end(), dst) == touched.end()) touched.push_back(dst);
-  }
-  graph->RemoveNode(node);
-  for (Node* dst : touched) Graph::WriteInputs(*dst, dst->mutable_def());
-  stats->nodes_rewritten += static_cast<int>(touched.size());
-  ++stats->nodes_removed;
-}
-
 Status RemoveDeadNodes(Graph* graph, const PassContext& context, PassStats* stats) {
   std::vector<Node*> roots;
   for (Node* n : graph->nodes()) {
@@ -98,6 +71,7 @@ Status RemoveDeadNodes(Graph* graph, const PassContext& context, PassStats* stat
 
 Status RemoveIdentityChains(Graph* graph, const PassContext& context, PassStats* stats) {
   const std::vector<bool> in_loop = NodesInLoops(*graph);
+  GraphRewriter rewriter(graph);
   // Only the node visited is removed, so the snapshot stays valid; a chain
   // collapses whichever end is visited first.
   for (Node* n : graph->nodes()) {
@@ -105,12 +79,15 @@ Status RemoveIdentityChains(Graph* graph, const PassContext& context, PassStats*
     const Edge* input = nullptr;
     Node* control_input = nullptr;
     if (RemovableIdentity(*n, &input)) {
-      BypassNode(graph, n, input->src(), input->src_output(), stats);
+      rewriter.Bypass(n, input->src(), input->src_output());
+      ++stats->nodes_removed;
     } else if (RemovableNoOp(*n, &control_input)) {
       // A NoOp has no data outputs, so only control successors move.
-      BypassNode(graph, n, control_input, kControlSlot, stats);
+      rewriter.Bypass(n, control_input, kControlSlot);
+      ++stats->nodes_removed;
     }
   }
+  stats->nodes_rewritten += rewriter.Finish();
   return Status::OK();
 }
 

@@ -29,11 +29,5 @@ Status RemoveDeadNodes(Graph* graph, const PassContext& context, PassStats* stat
 // does not, so it stays when it has any.
 Status RemoveIdentityChains(Graph* graph, const PassContext& context, PassStats* stats);
 
-// Consumers of `node`'s output 0 read `src:src_port` instead, its control
-// successors get a control edge from `src` (none twice), and `node` is
-// removed. Rewired nodes' NodeDef inputs are rewritten to match; they are
-// counted in stats->nodes_rewritten and `node` in stats->nodes_removed.
-// Shared with the arithmetic rewrites, whose replaced nodes go the same way.
-void BypassNode(Graph* graph, Node* node, Node* src, int src_port, PassStats* stats);
 
 }  // namespace af
