@@ -30,9 +30,14 @@ bool IsOpaqueType(DataType t) {
   return IsRefType(t) || base == DT_RESOURCE || base == DT_VARIANT;
 }
 
+// Ops not marked stateful whose result still depends on the machine that
+// runs them: folded, they would run once, on the master's host, instead of
+// on their device's task at every step.
+bool ReadsItsHost(const Node& n) { return n.type_string() == "ReadFile"; }
+
 // What both steps require of a node they replace.
 bool MayReplace(const Node& n, const PassContext& context, const std::vector<bool>& in_loop) {
-  if (n.IsConstant() || n.num_outputs() == 0 || !IsPureNode(n)) return false;
+  if (n.IsConstant() || n.num_outputs() == 0 || !IsPureNode(n) || ReadsItsHost(n)) return false;
   if (IsPreservedNode(n, context) || in_loop[n.id()]) return false;
   for (DataType t : n.input_types())
     if (IsOpaqueType(t)) return false;

@@ -3,6 +3,10 @@
 // originals did.
 #include <boost/test/unit_test.hpp>
 
+#include <unistd.h>
+
+#include <cstdio>
+
 #include <atomic>
 #include <cmath>
 #include <thread>
@@ -304,6 +308,24 @@ BOOST_AUTO_TEST_CASE(random_ops_and_their_consumers_are_not_folded) {
   BOOST_TEST_REQUIRE(g->FindNode("rand")->IsStateful());
   const int before = g->num_nodes();
   CheckUnchanged(*g, before, Fold(g.get(), CpuContext()));
+}
+
+BOOST_AUTO_TEST_CASE(a_file_read_is_not_folded_into_the_graph) {
+  // ReadFile is not stateful, but it reads the disk of the task it runs on,
+  // at every step: folded, it would read the master's, once.
+  const std::string path = "/tmp/actorflow_folding_" + std::to_string(::getpid());
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  BOOST_TEST_REQUIRE(f != nullptr);
+  std::fputs("contents", f);
+  std::fclose(f);
+  auto g = Import(
+      "node { name: 'path' op: 'Const' attr { key: 'dtype' value { type: DT_STRING } }"
+      " attr { key: 'value' value { tensor { dtype: DT_STRING tensor_shape {} string_val: '" +
+      path + "' } } } }\n" + Node("read", "ReadFile", {"path"}) +
+      Retval("ret", "read", 0, "DT_STRING"));
+  const int before = g->num_nodes();
+  CheckUnchanged(*g, before, Fold(g.get(), CpuContext()));
+  std::remove(path.c_str());
 }
 
 BOOST_AUTO_TEST_CASE(placeholder_consumers_are_not_folded) {
