@@ -127,6 +127,8 @@ struct RuntimeHandle::Impl {
     request.worker_lost_after_ms = options.worker_lost_after.count();
     request.optimizer = options.optimizer.ToString();
     request.max_folded_constant_bytes = options.optimizer.max_folded_constant_in_bytes;
+    request.bfloat16_transfer = options.optimizer.bfloat16_transfer;
+    request.bfloat16_transfer_pattern = options.optimizer.bfloat16_transfer_pattern;
     master = actors::SpawnRemoteMaster(*system, std::move(server[0]), options.target,
                                        std::move(request));
     return Status::OK();

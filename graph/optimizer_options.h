@@ -20,6 +20,14 @@ struct OptimizerOptions {
   // Dead nodes, and Identity and NoOp chains outside loops.
   bool do_dead_node_removal = true;
   int64_t max_folded_constant_in_bytes = int64_t{10} * 1024 * 1024;
+  // Lossy 16-bit transfer (whitepaper §5.5), off by default: float32
+  // tensors cut between CPU devices of different processes travel as
+  // bfloat16 (truncated, half the bytes) and are widened on arrival. A
+  // non-empty pattern (an ECMAScript regex over the source's "node:port";
+  // a fed tensor's source is its _Arg) limits it to the tensors it matches
+  // in full. Not part of the text form below.
+  bool bfloat16_transfer = false;
+  std::string bfloat16_transfer_pattern;
 
   bool enabled() const { return opt_level != L0; }
   // "on", "off", or a comma list of passes to turn off ("off:cse,fold");

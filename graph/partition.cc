@@ -88,15 +88,42 @@ class Partitioner {
     return recv->name();
   }
 
-  // The _Recv on `dst_device` carrying the tensor of cut data edge `e`.
+  // A Cast of `input` to `dst` (Truncate: the paper's lossy conversion
+  // drops the low mantissa bits) on `device`; returns its name.
+  std::string AddCast(const std::string& input, DataType src, DataType dst,
+                      const std::string& base, const std::string& device) {
+    tensorflow::NodeDef* cast = (*partitions_)[device].add_node();
+    cast->set_name(NewName(base));
+    cast->set_op("Cast");
+    cast->set_device(device);
+    cast->add_input(input);
+    SetAttr(cast, "SrcT", src);
+    SetAttr(cast, "DstT", dst);
+    SetAttr(cast, "Truncate", true);
+    return cast->name();
+  }
+
+  // The node on `dst_device` giving the tensor of cut data edge `e`: its
+  // _Recv, or the Cast back to float32 after a 16-bit transfer.
   std::string RecvForData(const Edge& e, const std::string& dst_device) {
     auto key = std::make_tuple(e.src()->id(), e.src_output(), dst_device);
     auto it = recvs_.find(key);
     if (it != recvs_.end()) return it->second;
     const Node& src = *e.src();
-    std::string recv = AddSendRecv(
-        TensorString(src, e.src_output()), BaseType(src.output_type(e.src_output())),
-        "edge_" + std::to_string(e.id()) + "_" + src.name(), src.name(), DeviceOf(src), dst_device);
+    const std::string tensor = TensorString(src, e.src_output());
+    const DataType dtype = BaseType(src.output_type(e.src_output()));
+    const std::string tensor_name = "edge_" + std::to_string(e.id()) + "_" + src.name();
+    std::string recv;
+    if (dtype == DT_FLOAT && options_.bfloat16_transfer &&
+        options_.bfloat16_transfer(tensor, DeviceOf(src), dst_device)) {
+      const std::string narrow =
+          AddCast(tensor, DT_FLOAT, DT_BFLOAT16, src.name() + "/to_bfloat16", DeviceOf(src));
+      const std::string arrived = AddSendRecv(narrow, DT_BFLOAT16, tensor_name, src.name(),
+                                              DeviceOf(src), dst_device);
+      recv = AddCast(arrived, DT_BFLOAT16, DT_FLOAT, src.name() + "/from_bfloat16", dst_device);
+    } else {
+      recv = AddSendRecv(tensor, dtype, tensor_name, src.name(), DeviceOf(src), dst_device);
+    }
     recvs_.emplace(key, recv);
     return recv;
   }

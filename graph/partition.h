@@ -35,6 +35,13 @@ struct PartitionOptions {
   // Incarnation of a device (by full name) for send_device_incarnation;
   // unset means 0 for every device.
   std::function<uint64_t(const std::string& device)> device_incarnation;
+  // Lossy 16-bit transfer (whitepaper §5.5): a float32 tensor ("node:port")
+  // cut between these two devices for which this says true is cast to
+  // bfloat16 by truncation before its _Send and back to float32 after its
+  // _Recv, halving the bytes that cross. Unset: never.
+  std::function<bool(const std::string& tensor, const std::string& src_device,
+                     const std::string& dst_device)>
+      bfloat16_transfer;
 };
 
 // Writes one GraphDef per device that has nodes, keyed by full device

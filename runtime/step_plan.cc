@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <functional>
+#include <optional>
+#include <regex>
 #include <unordered_set>
 
 #include "control-flow/partition_loop_control.h"
 #include "core/logging.h"
+#include "core/device_name.h"
 #include "core/node_def_util.h"
 #include "graph/graph_def_import.h"
 #include "graph/partition.h"
@@ -72,6 +76,31 @@ std::unordered_set<std::string> PreservedNames(const StepSignature& signature) {
   return names;
 }
 
+// Which cut tensors cross as bfloat16: float32 ones between CPU devices of
+// two processes (a GPU may lack the casts), matching the pattern if any.
+Status Bfloat16TransferRule(
+    const OptimizerOptions& optimizer, std::optional<std::regex>* pattern,
+    std::function<bool(const std::string&, const std::string&, const std::string&)>* rule) {
+  if (!optimizer.bfloat16_transfer_pattern.empty()) {
+    try {
+      pattern->emplace(optimizer.bfloat16_transfer_pattern);
+    } catch (const std::regex_error& e) {
+      return errors::InvalidArgument("bfloat16_transfer_pattern '",
+                                     optimizer.bfloat16_transfer_pattern,
+                                     "' is not a regular expression: ", e.what());
+    }
+  }
+  const std::regex* compiled = pattern->has_value() ? &**pattern : nullptr;
+  *rule = [compiled](const std::string& tensor, const std::string& src, const std::string& dst) {
+    DeviceName a, b;
+    if (!ParseDeviceName(src, &a).ok() || !ParseDeviceName(dst, &b).ok()) return false;
+    if (a.type != "CPU" || b.type != "CPU") return false;
+    if (a.job == b.job && a.replica == b.replica && a.task == b.task) return false;
+    return compiled == nullptr || std::regex_match(tensor, *compiled);
+  };
+  return Status::OK();
+}
+
 // One evaluator for every plan: it keeps its CPU device.
 const ConstantEvaluator& CpuConstantEvaluator() {
   static const ConstantEvaluator* evaluator = new ConstantEvaluator(MakeCpuConstantEvaluator());
@@ -113,6 +142,11 @@ Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
     auto it = incarnations.find(device);
     return it == incarnations.end() ? uint64_t{0} : it->second;
   };
+  std::optional<std::regex> bfloat16_pattern;
+  if (optimizer.bfloat16_transfer) {
+    AF_RETURN_IF_ERROR(Bfloat16TransferRule(optimizer, &bfloat16_pattern,
+                                            &partition_options.bfloat16_transfer));
+  }
   std::map<std::string, tensorflow::GraphDef> partitions;
   AF_RETURN_IF_ERROR(PartitionGraph(*pruned, partition_options, &partitions));
   // Here rather than in PartitionGraph: it needs control-flow/, which

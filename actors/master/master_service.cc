@@ -357,6 +357,8 @@ master_service_actor::behavior_type MasterServiceBehavior(ServicePointer self,
                            caf::actor{}, std::vector<wire::DeviceInfo>{}};
                  }
                  optimizer.max_folded_constant_in_bytes = req.max_folded_constant_bytes;
+                 optimizer.bfloat16_transfer = req.bfloat16_transfer;
+                 optimizer.bfloat16_transfer_pattern = req.bfloat16_transfer_pattern;
                  if (req.setup_timeout_ms <= 0 || req.heartbeat_interval_ms <= 0 ||
                      req.worker_lost_after_ms < 2 * req.heartbeat_interval_ms) {
                    return {wire::ToWire(errors::InvalidArgument(

@@ -246,7 +246,7 @@ template <class F> caf::error Fields(F& f, TensorPushBatch& x) {
 template <class F> caf::error Fields(F& f, MasterSessionRequest& x) {
   return f(caf::meta::type_name("af.MasterSessionRequest"), x.task_addresses, x.task_names,
            x.setup_timeout_ms, x.heartbeat_interval_ms, x.worker_lost_after_ms, x.optimizer,
-           x.max_folded_constant_bytes);
+           x.max_folded_constant_bytes, x.bfloat16_transfer, x.bfloat16_transfer_pattern);
 }
 template <class F> caf::error Fields(F& f, RunStepRequest& x) {
   return f(caf::meta::type_name("af.RunStepRequest"), x.feed_names, x.feed_values, x.fetches,

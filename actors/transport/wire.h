@@ -147,6 +147,8 @@ struct MasterSessionRequest {
   // The session's graph optimizer, as OptimizerOptions::Parse reads it.
   std::string optimizer = "on";
   int64_t max_folded_constant_bytes = 10 * 1024 * 1024;
+  bool bfloat16_transfer = false;
+  std::string bfloat16_transfer_pattern;
 };
 
 // One Run of a client against a remote master: what RunCall holds, as it

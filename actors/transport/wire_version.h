@@ -29,7 +29,8 @@ namespace af {
 // 2: RunGraphResponse.sent and RunStepResponse.traffic (issue 24).
 // 3: the direct step path: lane messages on the data plane, direct_run_atom
 //    and direct_reply_atom, small tensors as frames (issue 25).
-// 4: MasterSessionRequest.optimizer and max_folded_constant_bytes (issue 26).
+// 4: MasterSessionRequest.optimizer, max_folded_constant_bytes and the
+//    bfloat16 transfer settings (issue 26).
 inline constexpr uint32_t kWireProtocolVersion = 4;
 
 // The version this process claims: kWireProtocolVersion, unless the

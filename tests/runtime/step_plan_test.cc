@@ -125,6 +125,77 @@ BOOST_AUTO_TEST_CASE(two_device_step_sends_each_cut_tensor_once) {
   }
 }
 
+// Two tasks' CPUs, as a worker and a ps process would have them.
+struct TwoTasks : TwoDevices {
+  TwoTasks() {
+    devices.clear();
+    attributes.clear();
+    for (const char* name : {kWorker, kPs}) {
+      devices.push_back(std::make_unique<LocalDevice>(name, DEVICE_CPU, GetCpuAllocator(), 1, 5));
+      attributes.push_back(DeviceAttributes{name, DEVICE_CPU, 5});
+    }
+  }
+  static constexpr const char* kWorker = "/job:worker/replica:0/task:0/device:CPU:0";
+  static constexpr const char* kPs = "/job:ps/replica:0/task:0/device:CPU:0";
+};
+
+int CountCasts(const StepPlan& plan) {
+  int casts = 0;
+  for (const auto& p : plan.partitions)
+    for (const auto& n : p.graph.node()) casts += n.op() == "Cast";
+  return casts;
+}
+
+BOOST_AUTO_TEST_CASE(bfloat16_transfer_truncates_float_tensors_crossing_processes) {
+  TwoTasks env;
+  // neg (float) and n (int32) cross from the worker to the ps task.
+  const std::string g =
+      Pinned(Placeholder("x"), TwoTasks::kWorker) +
+      Pinned(Node("neg", "Neg", {"x"}, kTf), TwoTasks::kWorker) +
+      Pinned(Node("n", "Placeholder", {}, "attr { key: 'dtype' value { type: DT_INT32 } }"),
+             TwoTasks::kWorker) +
+      Pinned(Node("y", "Identity", {"neg"}, kTf), TwoTasks::kPs) +
+      Pinned(Node("m", "Identity", {"n"}, "attr { key: 'T' value { type: DT_INT32 } }"),
+             TwoTasks::kPs);
+  const StepSignature sig{{"x:0", "n:0"}, {"y:0", "m:0"}, {}};
+  // 1 + 2^-10 needs 10 mantissa bits; bfloat16 keeps 7, so it arrives as 1.
+  const float fine = 1.0f + 1.0f / 1024;
+  const Tensor x = Tensor::FromVector<float>({-fine, 3.0f});
+  const Tensor n = Tensor::FromVector<int32_t>({16777217});
+  for (const char* pattern : {"", "neg(:0)?", "nothing_matches"}) {
+    OptimizerOptions options;
+    options.bfloat16_transfer = true;
+    options.bfloat16_transfer_pattern = pattern;
+    const bool narrowed = std::string(pattern) != "nothing_matches";
+    StepPlan plan;
+    Status s = BuildStepPlan(ParseGraph(g), sig, env.attributes, nullptr, &plan, options);
+    BOOST_TEST_REQUIRE(s.ok(), s.ToString());
+    BOOST_TEST(CountCasts(plan) == (narrowed ? 2 : 0), pattern);
+    std::vector<Tensor> out;
+    s = RunPlan(env, plan, {x, n}, &out);
+    BOOST_TEST_REQUIRE(s.ok(), s.ToString());
+    BOOST_TEST(out[0].data<float>()[0] == (narrowed ? 1.0f : fine), pattern);
+    BOOST_TEST(out[0].data<float>()[1] == -3.0f);
+    BOOST_TEST(out[1].data<int32_t>()[0] == 16777217);  // other types cross exactly
+  }
+  // Off by default; devices of one process never narrow.
+  StepPlan plan;
+  BOOST_TEST_REQUIRE(BuildStepPlan(ParseGraph(g), sig, env.attributes, nullptr, &plan).ok());
+  BOOST_TEST(CountCasts(plan) == 0);
+  TwoDevices local;
+  OptimizerOptions on;
+  on.bfloat16_transfer = true;
+  const std::string one_process = Placeholder("x") +
+                                  Pinned(Node("y", "Identity", {"x"}, kTf), "/device:CPU:1");
+  BOOST_TEST_REQUIRE(BuildStepPlan(ParseGraph(one_process), StepSignature{{"x:0"}, {"y:0"}, {}},
+                                   local.attributes, nullptr, &plan, on)
+                         .ok());
+  BOOST_TEST(CountCasts(plan) == 0);
+  on.bfloat16_transfer_pattern = "(";
+  Status bad = BuildStepPlan(ParseGraph(g), sig, env.attributes, nullptr, &plan, on);
+  BOOST_TEST(bad.code() == Code::INVALID_ARGUMENT, bad.ToString());
+}
+
 BOOST_AUTO_TEST_CASE(unknown_fetch_and_infeasible_device_are_invalid_argument) {
   TwoDevices env;
   StepPlan plan;
