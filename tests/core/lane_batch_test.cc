@@ -14,12 +14,9 @@ BOOST_AUTO_TEST_SUITE(lane_batch)
 
 BOOST_AUTO_TEST_CASE(a_batch_holds_its_frames_until_the_outermost_batch_ends) {
   Inbox inbox;
-  std::unique_ptr<net::TensorReceiver> receiver;
-  BOOST_TEST_REQUIRE(net::TensorReceiver::Start("127.0.0.1", "", inbox.Handlers(), &receiver).ok());
+  std::unique_ptr<net::TensorReceiver> receiver = StartReceiver(&inbox);
   Inbox other_inbox;
-  std::unique_ptr<net::TensorReceiver> other;
-  BOOST_TEST_REQUIRE(
-      net::TensorReceiver::Start("127.0.0.1", "", other_inbox.Handlers(), &other).ok());
+  std::unique_ptr<net::TensorReceiver> other = StartReceiver(&other_inbox);
   const std::string address = receiver->address();
   net::LaneWriter writer("", [](const std::string&) {});
   BOOST_TEST_REQUIRE(WaitReady(&writer, address));
@@ -113,8 +110,7 @@ BOOST_AUTO_TEST_CASE(a_batch_holds_its_frames_until_the_outermost_batch_ends) {
 
 BOOST_AUTO_TEST_CASE(many_small_frames_coalesced_then_a_large_one_arrive_intact) {
   Inbox inbox;
-  std::unique_ptr<net::TensorReceiver> receiver;
-  BOOST_TEST_REQUIRE(net::TensorReceiver::Start("127.0.0.1", "", inbox.Handlers(), &receiver).ok());
+  std::unique_ptr<net::TensorReceiver> receiver = StartReceiver(&inbox);
   const std::string address = receiver->address();
   net::LaneWriter writer("", [](const std::string&) {});
   BOOST_TEST_REQUIRE(WaitReady(&writer, address));

@@ -127,15 +127,17 @@ inline bool WaitReady(net::LaneWriter* writer, const std::string& address) {
   return writer->Ready(address);
 }
 
-// What a test expects to arrive, in order.
-struct Expected {
-  bool is_message = false;
-  int64_t step_id = 0;
-  std::string key;
-  Tensor value;
-  net::LanePrefix prefix;
-  std::string body;
-};
+// A receiver on 127.0.0.1 handing what arrives to `inbox`.
+inline std::unique_ptr<net::TensorReceiver> StartReceiver(Inbox* inbox,
+                                                          const std::string& secret = "") {
+  std::unique_ptr<net::TensorReceiver> receiver;
+  BOOST_TEST_REQUIRE(
+      net::TensorReceiver::Start("127.0.0.1", secret, inbox->Handlers(), &receiver).ok());
+  return receiver;
+}
+
+// What a test expects to arrive, in order: an arrival it describes.
+using Expected = Arrival;
 
 inline Expected ExpectTensor(int64_t step_id, std::string key, Tensor value) {
   Expected e;

@@ -16,8 +16,7 @@ BOOST_AUTO_TEST_SUITE(lane_transfer)
 
 BOOST_AUTO_TEST_CASE(tensors_and_messages_arrive_intact_and_in_order) {
   Inbox inbox;
-  std::unique_ptr<net::TensorReceiver> receiver;
-  BOOST_TEST_REQUIRE(net::TensorReceiver::Start("127.0.0.1", "", inbox.Handlers(), &receiver).ok());
+  std::unique_ptr<net::TensorReceiver> receiver = StartReceiver(&inbox);
   const std::string address = receiver->address();
   WriterLog writer_log;
   net::LaneWriter writer("", writer_log.Fn());
@@ -51,9 +50,7 @@ BOOST_AUTO_TEST_CASE(tensors_and_messages_arrive_intact_and_in_order) {
 
 void MovesTrafficWithTheSecret() {
   Inbox inbox;
-  std::unique_ptr<net::TensorReceiver> receiver;
-  BOOST_TEST_REQUIRE(
-      net::TensorReceiver::Start("127.0.0.1", kSecret, inbox.Handlers(), &receiver).ok());
+  std::unique_ptr<net::TensorReceiver> receiver = StartReceiver(&inbox, kSecret);
   const std::string address = receiver->address();
   WriterLog writer_log;
   net::LaneWriter writer(kSecret, writer_log.Fn());
@@ -100,9 +97,7 @@ BOOST_AUTO_TEST_CASE(traffic_arrives_intact_sealed) {
 
 BOOST_AUTO_TEST_CASE(a_writer_with_another_secret_is_refused_and_falls_back) {
   Inbox inbox;
-  std::unique_ptr<net::TensorReceiver> receiver;
-  BOOST_TEST_REQUIRE(
-      net::TensorReceiver::Start("127.0.0.1", kSecret, inbox.Handlers(), &receiver).ok());
+  std::unique_ptr<net::TensorReceiver> receiver = StartReceiver(&inbox, kSecret);
   const std::string address = receiver->address();
   WriterLog writer_log;
   net::LaneWriter writer(kOtherSecret, writer_log.Fn());
@@ -156,8 +151,7 @@ BOOST_AUTO_TEST_CASE(a_writer_with_another_secret_is_refused_and_falls_back) {
 
 BOOST_AUTO_TEST_CASE(stop_with_a_connection_open_is_idempotent_and_ends_writes) {
   Inbox inbox;
-  std::unique_ptr<net::TensorReceiver> receiver;
-  BOOST_TEST_REQUIRE(net::TensorReceiver::Start("127.0.0.1", "", inbox.Handlers(), &receiver).ok());
+  std::unique_ptr<net::TensorReceiver> receiver = StartReceiver(&inbox);
   const std::string address = receiver->address();
   net::LaneWriter writer("", [](const std::string&) {});
   BOOST_TEST_REQUIRE(WaitReady(&writer, address));
@@ -193,9 +187,7 @@ BOOST_AUTO_TEST_CASE(stop_with_a_connection_open_is_idempotent_and_ends_writes) 
 
   // A writer stopped while it dials also stops (its dial sees the stop).
   Inbox dial_inbox;
-  std::unique_ptr<net::TensorReceiver> dialed;
-  BOOST_TEST_REQUIRE(
-      net::TensorReceiver::Start("127.0.0.1", "", dial_inbox.Handlers(), &dialed).ok());
+  std::unique_ptr<net::TensorReceiver> dialed = StartReceiver(&dial_inbox);
   net::LaneWriter dialing("", [](const std::string&) {});
   dialing.Prepare(dialed->address());
   dialing.Stop();
@@ -207,8 +199,7 @@ BOOST_AUTO_TEST_CASE(stop_with_a_connection_open_is_idempotent_and_ends_writes) 
 
 BOOST_AUTO_TEST_CASE(a_receiver_that_stopped_makes_the_writer_fall_back) {
   Inbox inbox;
-  std::unique_ptr<net::TensorReceiver> receiver;
-  BOOST_TEST_REQUIRE(net::TensorReceiver::Start("127.0.0.1", "", inbox.Handlers(), &receiver).ok());
+  std::unique_ptr<net::TensorReceiver> receiver = StartReceiver(&inbox);
   const std::string address = receiver->address();
   net::LaneWriter writer("", [](const std::string&) {});
   BOOST_TEST_REQUIRE(WaitReady(&writer, address));
