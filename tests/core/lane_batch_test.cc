@@ -145,13 +145,7 @@ BOOST_AUTO_TEST_CASE(many_small_frames_coalesced_then_a_large_one_arrive_intact)
   BOOST_TEST_REQUIRE(writer.SendTensor(address, 2001, "after.big", Bytes(9, 12)).ok());
   traffic.push_back(ExpectMessage(net::LaneKind::kRunGraph, 3, 2001, "tail"));
   BOOST_TEST_REQUIRE(SendExpected(&writer, address, traffic.back()).ok());
-  BOOST_TEST_REQUIRE(inbox.WaitFor([&] { return inbox.arrivals.size() >= traffic.size(); }));
-  CheckArrivals(&inbox, traffic);
-
-  writer.Stop();
-  receiver->Stop();
-  std::lock_guard<std::mutex> lock(inbox.mu);
-  BOOST_TEST(inbox.log.empty());
+  ExpectDelivered(&inbox, traffic, &writer, receiver.get());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

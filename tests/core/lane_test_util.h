@@ -236,4 +236,16 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
+// Waits for `traffic`, checks that it arrived intact and in order, stops
+// both ends and checks that the receiver logged nothing.
+inline void ExpectDelivered(Inbox* inbox, const std::vector<Expected>& traffic,
+                            net::LaneWriter* writer, net::TensorReceiver* receiver) {
+  BOOST_TEST_REQUIRE(inbox->WaitFor([&] { return inbox->arrivals.size() >= traffic.size(); }));
+  CheckArrivals(inbox, traffic);
+  writer->Stop();
+  receiver->Stop();
+  std::lock_guard<std::mutex> lock(inbox->mu);
+  BOOST_TEST(inbox->log.empty());
+}
+
 }  // namespace af::lane_testing

@@ -75,12 +75,7 @@ void MovesTrafficWithTheSecret() {
     }
   }
   traffic.insert(traffic.end(), batched.begin(), batched.end());
-  BOOST_TEST_REQUIRE(inbox.WaitFor([&] { return inbox.arrivals.size() >= traffic.size(); }));
-  CheckArrivals(&inbox, traffic);
-  writer.Stop();
-  receiver->Stop();
-  std::lock_guard<std::mutex> lock(inbox.mu);
-  BOOST_TEST(inbox.log.empty());
+  ExpectDelivered(&inbox, traffic, &writer, receiver.get());
   std::lock_guard<std::mutex> wlock(writer_log.mu);
   BOOST_TEST(writer_log.lines.empty());
 }
