@@ -20,6 +20,7 @@ GradOpRegistry* GradOpRegistry::Global() {
     grad_link::TensorArrayGrad();
     grad_link::ControlFlowGrad();
     grad_link::SparseGrad();
+    grad_link::FunctionGrad();
     return new GradOpRegistry();
   }();
   return registry;

@@ -56,8 +56,7 @@ bool Node::IsVariable() const {
 
 std::string Edge::DebugString() const {
   if (IsControlEdge()) return "^" + src_->name() + " -> " + dst_->name();
-  return internal::StrCat(src_->name(), ":", src_output_, " -> ", dst_->name(), ":",
-                          dst_input_);
+  return internal::StrCat(src_->name(), ":", src_output_, " -> ", dst_->name(), ":", dst_input_);
 }
 
 // ---- Graph ----
@@ -65,6 +64,16 @@ std::string Edge::DebugString() const {
 Graph::Graph(const OpRegistry* registry) : registry_(registry) {}
 
 Graph::~Graph() = default;
+
+void Graph::set_library(const tensorflow::FunctionDefLibrary& l) {
+  library_ = l;
+  for (const tensorflow::FunctionDef& f : library_.function()) {
+    auto& slot = function_ops_[f.signature().name()];
+    if (slot && slot->SerializeAsString() == f.signature().SerializeAsString()) continue;
+    if (slot) replaced_function_ops_.push_back(std::move(slot));
+    slot = std::make_unique<tensorflow::OpDef>(f.signature());
+  }
+}
 
 Status Graph::AddNode(tensorflow::NodeDef def, Node** out) {
   if (def.name().empty()) {
@@ -76,7 +85,11 @@ Status Graph::AddNode(tensorflow::NodeDef def, Node** out) {
   }
   const tensorflow::OpDef* op_def = nullptr;
   Status s = registry_->LookUpOpDef(def.op(), &op_def);
-  if (!s.ok()) return s.WithContext("node '" + def.name() + "'");
+  if (!s.ok()) {
+    auto function = function_ops_.find(def.op());
+    if (function == function_ops_.end()) return s.WithContext("node '" + def.name() + "'");
+    op_def = function->second.get();
+  }
 
   AddDefaultsToNodeDef(*op_def, &def);
   AF_RETURN_IF_ERROR(ValidateNodeDef(def, *op_def));

@@ -13,6 +13,7 @@
 #include "core/status.h"
 #include "core/tensor_shape.h"
 #include "core/types.h"
+#include "proto/function.pb.h"
 #include "proto/graph.pb.h"
 #include "proto/node_def.pb.h"
 
@@ -63,12 +64,12 @@ class Node {
   bool IsExit() const;           // Exit, RefExit
   bool IsNextIteration() const;  // NextIteration, RefNextIteration
   bool IsLoopCond() const;
-  bool IsControlFlow() const;    // any of the above
-  bool IsSend() const;           // _Send, _HostSend
-  bool IsRecv() const;           // _Recv, _HostRecv
-  bool IsConstant() const;       // Const, HostConst
-  bool IsPlaceholder() const;    // Placeholder, PlaceholderV2, PlaceholderWithDefault
-  bool IsVariable() const;       // VariableV2, Variable, VarHandleOp
+  bool IsControlFlow() const;  // any of the above
+  bool IsSend() const;         // _Send, _HostSend
+  bool IsRecv() const;         // _Recv, _HostRecv
+  bool IsConstant() const;     // Const, HostConst
+  bool IsPlaceholder() const;  // Placeholder, PlaceholderV2, PlaceholderWithDefault
+  bool IsVariable() const;     // VariableV2, Variable, VarHandleOp
 
  private:
   friend class Graph;
@@ -131,7 +132,9 @@ class Graph {
   const tensorflow::VersionDef& versions() const { return versions_; }
   void set_versions(const tensorflow::VersionDef& v) { versions_ = v; }
   const tensorflow::FunctionDefLibrary& library() const { return library_; }
-  void set_library(const tensorflow::FunctionDefLibrary& l) { library_ = l; }
+  // Also makes each function's name an op that nodes may use (a direct
+  // call, TensorFlow 1's way of calling a function).
+  void set_library(const tensorflow::FunctionDefLibrary& l);
   const OpRegistry* op_registry() const { return registry_; }
 
   // A name not used by any node: "prefix", "prefix_1", ...
@@ -154,6 +157,10 @@ class Graph {
   int num_nodes_ = 0;
   tensorflow::VersionDef versions_;
   tensorflow::FunctionDefLibrary library_;
+  // Signatures of the library's functions as ops. Never erased: nodes keep
+  // pointers to them, and a replaced library must not leave them dangling.
+  std::unordered_map<std::string, std::unique_ptr<tensorflow::OpDef>> function_ops_;
+  std::vector<std::unique_ptr<tensorflow::OpDef>> replaced_function_ops_;
 };
 
 }  // namespace af

@@ -19,8 +19,8 @@ std::string NodeLabel(const tensorflow::NodeDef& def) {
 }
 
 bool IsNodeNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '.' || c == '-' || c == '/' || c == '>';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '-' || c == '/' || c == '>';
 }
 
 // TensorFlow's node-name alphabet; ':' and '^' would make input names
@@ -136,14 +136,17 @@ Status ImportInto(const tensorflow::GraphDef& def, Graph* g, const ImportOptions
 
 Status ImportGraphDef(const tensorflow::GraphDef& def, Graph* g, const ImportOptions& options) {
   const int first_new_id = g->num_node_ids();
+  // Before the nodes: a node may call one of the library's functions by name.
+  const tensorflow::FunctionDefLibrary previous_library = g->library();
+  g->set_library(def.library());
   Status s = ImportInto(def, g, options);
   if (!s.ok()) {
     // Leave the graph as it was before the call.
     for (int id = first_new_id; id < g->num_node_ids(); ++id) g->RemoveNode(g->FindNodeId(id));
+    g->set_library(previous_library);
     return s;
   }
   if (def.has_versions()) g->set_versions(def.versions());
-  g->set_library(def.library());
   return Status::OK();
 }
 

@@ -73,10 +73,21 @@ OptimizerOptions OptimizerOptions::ProcessDefault() {
   static const OptimizerOptions options = [] {
     OptimizerOptions parsed;
     const char* value = std::getenv("ACTORFLOW_OPTIMIZER");
-    if (value == nullptr) return parsed;
-    if (Status s = Parse(value, &parsed); !s.ok()) {
-      AF_LOG(WARNING) << "ACTORFLOW_OPTIMIZER ignored: " << s.message();
-      return OptimizerOptions{};
+    if (value != nullptr) {
+      if (Status s = Parse(value, &parsed); !s.ok()) {
+        AF_LOG(WARNING) << "ACTORFLOW_OPTIMIZER ignored: " << s.message();
+        parsed = OptimizerOptions{};
+      }
+    }
+    // "1"/"on": every float32 tensor between processes; any other text is
+    // the pattern of the tensors to narrow (a program's whole run, e.g. a
+    // trainer under `actorflow cluster`, without a flag of its own).
+    if (const char* transfer = std::getenv("ACTORFLOW_BFLOAT16_TRANSFER")) {
+      const std::string text = transfer;
+      if (!text.empty() && text != "0" && text != "off") {
+        parsed.bfloat16_transfer = true;
+        if (text != "1" && text != "on") parsed.bfloat16_transfer_pattern = text;
+      }
     }
     return parsed;
   }();

@@ -25,7 +25,8 @@ struct OptimizerOptions {
   // bfloat16 (truncated, half the bytes) and are widened on arrival. A
   // non-empty pattern (an ECMAScript regex over the source's "node:port";
   // a fed tensor's source is its _Arg) limits it to the tensors it matches
-  // in full. Not part of the text form below.
+  // in full. Not part of the text form below; ACTORFLOW_BFLOAT16_TRANSFER
+  // ("1", or a pattern) sets it for ProcessDefault.
   bool bfloat16_transfer = false;
   std::string bfloat16_transfer_pattern;
 

@@ -38,8 +38,10 @@ std::vector<bool> NodesInLoops(const Graph& graph) {
 bool IsPureNode(const Node& node) {
   if (node.IsStateful() || node.IsControlFlow() || node.IsSend() || node.IsRecv()) return false;
   if (node.IsPlaceholder() || node.IsVariable()) return false;
+  // A resource input means side effects even in an op not marked stateful
+  // (QueueEnqueueV2, AssignVariableOp): never merged or removed.
   for (DataType t : node.input_types())
-    if (IsRefType(t)) return false;
+    if (IsRefType(t) || t == DT_RESOURCE) return false;
   for (DataType t : node.output_types())
     if (IsRefType(t) || t == DT_RESOURCE) return false;
   return true;

@@ -1,17 +1,19 @@
 #include "runtime/step_plan.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
-#include <map>
 #include <functional>
+#include <map>
 #include <optional>
 #include <regex>
 #include <unordered_set>
 
 #include "control-flow/partition_loop_control.h"
-#include "core/logging.h"
 #include "core/device_name.h"
+#include "core/logging.h"
 #include "core/node_def_util.h"
+#include "graph/function_inlining.h"
 #include "graph/graph_def_import.h"
 #include "graph/partition.h"
 #include "graph/placement_settings.h"
@@ -26,8 +28,8 @@ std::string StepSignatureKey(const StepSignature& signature) {
     return v;
   };
   std::string key;
-  for (const auto& part : {sorted(signature.feeds), sorted(signature.fetches),
-                           sorted(signature.targets)}) {
+  for (const auto& part :
+       {sorted(signature.feeds), sorted(signature.fetches), sorted(signature.targets)}) {
     for (const auto& name : part) {
       key += name;
       key += ',';
@@ -110,17 +112,38 @@ const ConstantEvaluator& CpuConstantEvaluator() {
 }  // namespace
 
 Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
-                     const std::vector<DeviceAttributes>& devices,
-                     const CostModel* cost_model, StepPlan* out,
-                     const OptimizerOptions& optimizer) {
+                     const std::vector<DeviceAttributes>& devices, const CostModel* cost_model,
+                     StepPlan* out, const OptimizerOptions& optimizer) {
   std::unique_ptr<Graph> pruned;
   AF_RETURN_IF_ERROR(PruneForExecution(graph, signature, &pruned));
   std::vector<PassReport> optimizer_passes;
+  // Not an optimization: calls have no kernel, so this runs with the
+  // optimizer off too. After pruning, so only called bodies are copied.
+  if (HasFunctionCalls(*pruned)) {
+    PassReport report;
+    report.pass = "function_inlining";
+    report.nodes_before = pruned->num_nodes();
+    report.start_micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+    const auto start = std::chrono::steady_clock::now();
+    InlineStats stats;
+    AF_RETURN_IF_ERROR(InlineFunctionCalls(pruned.get(), &stats));
+    report.micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+    report.nodes_after = pruned->num_nodes();
+    report.stats.nodes_added = stats.nodes_added;
+    report.stats.nodes_rewritten = stats.calls_inlined;
+    optimizer_passes.push_back(std::move(report));
+  }
   if (optimizer.enabled()) {
     PassContext context;
     context.preserved = PreservedNames(signature);
     context.evaluate = CpuConstantEvaluator();
-    AF_RETURN_IF_ERROR(OptimizeGraph(pruned.get(), optimizer, context, &optimizer_passes));
+    std::vector<PassReport> passes;
+    AF_RETURN_IF_ERROR(OptimizeGraph(pruned.get(), optimizer, context, &passes));
+    for (PassReport& p : passes) optimizer_passes.push_back(std::move(p));
   }
 
   std::vector<DeviceInfo> device_infos;
@@ -144,8 +167,8 @@ Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
   };
   std::optional<std::regex> bfloat16_pattern;
   if (optimizer.bfloat16_transfer) {
-    AF_RETURN_IF_ERROR(Bfloat16TransferRule(optimizer, &bfloat16_pattern,
-                                            &partition_options.bfloat16_transfer));
+    AF_RETURN_IF_ERROR(
+        Bfloat16TransferRule(optimizer, &bfloat16_pattern, &partition_options.bfloat16_transfer));
   }
   std::map<std::string, tensorflow::GraphDef> partitions;
   AF_RETURN_IF_ERROR(PartitionGraph(*pruned, partition_options, &partitions));
@@ -162,8 +185,7 @@ Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
     partition.device = device;
     partition.graph = std::move(graph_def);
     const int index = static_cast<int>(plan.partitions.size());
-    AF_RETURN_IF_ERROR(
-        Localize(&partition.graph, "_Arg", index, &plan.feeds, &partition.num_args));
+    AF_RETURN_IF_ERROR(Localize(&partition.graph, "_Arg", index, &plan.feeds, &partition.num_args));
     AF_RETURN_IF_ERROR(
         Localize(&partition.graph, "_Retval", index, &plan.fetches, &partition.num_retvals));
     plan.partitions.push_back(std::move(partition));
@@ -173,9 +195,8 @@ Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
 }
 
 Status BuildStepPlan(const tensorflow::GraphDef& graph_def, const StepSignature& signature,
-                     const std::vector<DeviceAttributes>& devices,
-                     const CostModel* cost_model, StepPlan* out,
-                     const OptimizerOptions& optimizer) {
+                     const std::vector<DeviceAttributes>& devices, const CostModel* cost_model,
+                     StepPlan* out, const OptimizerOptions& optimizer) {
   Graph graph;
   AF_RETURN_IF_ERROR(ImportGraphDef(graph_def, &graph));
   return BuildStepPlan(graph, signature, devices, cost_model, out, optimizer);

@@ -12,6 +12,7 @@
 #include "actors/master/master_state.h"
 #include "actors/worker/data_plane.h"
 #include "control-flow/frame_analysis.h"
+#include "graph/function_library.h"
 #include "graph/graph_def_import.h"
 
 namespace af::actors {
@@ -120,9 +121,9 @@ void OpenSessions(MasterPointer self, std::shared_ptr<InitCall> call) {
             [=](caf::error& err) {
               if (progress->failed) return;
               progress->failed = true;
-              call->Finish(errors::Unavailable("Session: worker ", address,
-                                               " did not open the session: ",
-                                               self->system().render(err)));
+              call->Finish(
+                  errors::Unavailable("Session: worker ", address,
+                                      " did not open the session: ", self->system().render(err)));
             });
   }
 }
@@ -152,9 +153,9 @@ void Init(MasterPointer self, std::shared_ptr<InitCall> call) {
             [=](caf::error& err) {
               if (progress->failed) return;
               progress->failed = true;
-              call->Finish(errors::Unavailable("Session: worker ", address,
-                                               " did not list its devices: ",
-                                               self->system().render(err)));
+              call->Finish(
+                  errors::Unavailable("Session: worker ", address,
+                                      " did not list its devices: ", self->system().render(err)));
             });
   }
 }
@@ -172,7 +173,11 @@ Status Extend(MasterState& st, const tensorflow::GraphDef& addition) {
     }
   }
   tensorflow::GraphDef merged = st.graph;
-  merged.MergeFrom(addition);
+  for (const tensorflow::NodeDef& node : addition.node()) *merged.add_node() = node;
+  if (addition.has_versions()) merged.mutable_versions()->MergeFrom(addition.versions());
+  // By name: clients send their whole library with every Extend.
+  Status merge = MergeFunctionLibrary(addition.library(), merged.mutable_library());
+  if (!merge.ok()) return merge.WithContext("Extend");
   auto imported = std::make_unique<Graph>();
   Status s = ImportGraphDef(merged, imported.get());
   if (!s.ok()) return s.WithContext("Extend");
@@ -261,8 +266,7 @@ void Close(MasterPointer self) {
   }
 }
 
-master_actor::behavior_type MasterBehavior(MasterPointer self,
-                                           std::vector<MasterWorker> workers,
+master_actor::behavior_type MasterBehavior(MasterPointer self, std::vector<MasterWorker> workers,
                                            std::shared_ptr<LocalPlanCache> local_plans,
                                            HealthCheckOptions health, std::string cluster_secret,
                                            std::shared_ptr<DataPlane> lane,

@@ -11,4 +11,5 @@ void NnGrad();
 void TensorArrayGrad();
 void ControlFlowGrad();
 void SparseGrad();
+void FunctionGrad();
 }  // namespace af::grad_link
