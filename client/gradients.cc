@@ -8,6 +8,7 @@
 #include "client/control_flow/gradient_state.h"
 #include "client/gradients/grad_link.h"
 #include "client/standard_ops.h"
+#include "core/node_def_util.h"
 
 namespace af {
 
@@ -21,6 +22,7 @@ GradOpRegistry* GradOpRegistry::Global() {
     grad_link::ControlFlowGrad();
     grad_link::SparseGrad();
     grad_link::FunctionGrad();
+    grad_link::ResourceVariableGrad();
     return new GradOpRegistry();
   }();
   return registry;
@@ -81,6 +83,14 @@ bool CarriesGradient(const Edge* e) {
   return !e->IsControlEdge() && IsDifferentiable(e->src()->output_type(e->src_output()));
 }
 
+// A resource variable's handle carries the gradient of what is read through
+// it (ReadVariableOp, ResourceGather: TensorFlow differentiates with respect
+// to a variable's handle so). Only when a handle is among the xs: other
+// graphs keep their paths exactly as before.
+bool IsResourceEdge(const Edge* e) {
+  return !e->IsControlEdge() && BaseType(e->src()->output_type(e->src_output())) == DT_RESOURCE;
+}
+
 std::string Label(const Node* n) {
   return "node '" + n->name() + "' (op '" + n->type_string() + "')";
 }
@@ -95,8 +105,7 @@ class SymbolicGradientBuilder {
  public:
   SymbolicGradientBuilder(const Scope& scope, const std::vector<Output>& ys,
                           const std::vector<Output>& xs, const std::vector<Output>& grad_ys,
-                          std::vector<GradientValue>* grad_xs,
-                          const GradientFrame* frame = nullptr)
+                          std::vector<GradientValue>* grad_xs, const GradientFrame* frame = nullptr)
       : scope_(scope), ys_(ys), xs_(xs), grad_ys_(grad_ys), grad_xs_(grad_xs) {
     if (frame != nullptr) {
       state_ = frame->state;
@@ -107,6 +116,8 @@ class SymbolicGradientBuilder {
   }
 
   Status Run() {
+    for (const Output& x : xs_)
+      resource_xs_ = resource_xs_ || (x.valid() && BaseType(x.type()) == DT_RESOURCE);
     AF_RETURN_IF_ERROR(Validate());
     AF_RETURN_IF_ERROR(PrepareFrames());
     FindNodesOnPaths();
@@ -130,21 +141,21 @@ class SymbolicGradientBuilder {
 
   Status Validate() const {
     const Graph& g = *scope_.graph();
-    auto check = [&](const Output& o, const char* what) -> Status {
+    auto check = [&](const Output& o, const char* what, bool may_be_handle = false) -> Status {
       if (!o.valid() || g.FindNodeId(o.node()->id()) != o.node())
         return errors::InvalidArgument("AddSymbolicGradients: an ", what,
                                        " is not an Output of this scope's graph");
       if (o.index() < 0 || o.index() >= o.node()->num_outputs())
         return errors::InvalidArgument("AddSymbolicGradients: ", what, " '", o.name(),
                                        "' names a missing output");
-      if (!IsDifferentiable(o.type()))
+      if (!IsDifferentiable(o.type()) && !(may_be_handle && BaseType(o.type()) == DT_RESOURCE))
         return errors::InvalidArgument("AddSymbolicGradients: ", what, " '", o.name(),
                                        "' has type ", DataTypeString(o.type()),
                                        ", which has no gradient");
       return Status::OK();
     };
     for (const Output& y : ys_) AF_RETURN_IF_ERROR(check(y, "output (y)"));
-    for (const Output& x : xs_) AF_RETURN_IF_ERROR(check(x, "input (x)"));
+    for (const Output& x : xs_) AF_RETURN_IF_ERROR(check(x, "input (x)", true));
     if (grad_ys_.size() != ys_.size())
       return errors::InvalidArgument("AddSymbolicGradients: ", grad_ys_.size(),
                                      " gradients given for ", ys_.size(), " outputs");
@@ -153,8 +164,7 @@ class SymbolicGradientBuilder {
       if (BaseType(grad_ys_[i].type()) != BaseType(ys_[i].type()))
         return errors::InvalidArgument("AddSymbolicGradients: the gradient of '", ys_[i].name(),
                                        "' has type ", DataTypeString(grad_ys_[i].type()),
-                                       " but the output has ",
-                                       DataTypeString(ys_[i].type()));
+                                       " but the output has ", DataTypeString(ys_[i].type()));
     }
     return Status::OK();
   }
@@ -202,6 +212,10 @@ class SymbolicGradientBuilder {
   bool IsLoopEntry(const Node* n) const { return state_ != nullptr && n->IsEnter(); }
   bool IsLoopExit(const Node* n) const { return state_ != nullptr && n->IsExit(); }
 
+  bool Carries(const Edge* e) const {
+    return CarriesGradient(e) || (resource_xs_ && IsResourceEdge(e));
+  }
+
   // Nodes reachable forward from the xs and backward from the ys, along
   // edges that carry gradients.
   void FindNodesOnPaths() {
@@ -215,7 +229,7 @@ class SymbolicGradientBuilder {
       const Node* n = queue.front();
       queue.pop_front();
       for (const Edge* e : n->out_edges()) {
-        if (!CarriesGradient(e) || !Allowed(e->dst())) continue;
+        if (!Carries(e) || !Allowed(e->dst())) continue;
         if (IsLoopEntry(e->dst()) && !x_nodes_.count(e->dst())) {
           // Into a loop: on to every Exit of it.
           forward.insert(e->dst());
@@ -257,7 +271,7 @@ class SymbolicGradientBuilder {
         continue;
       }
       for (const Edge* e : n->in_edges()) {
-        if (CarriesGradient(e) && Allowed(e->src()) && backward.insert(e->src()).second)
+        if (Carries(e) && Allowed(e->src()) && backward.insert(e->src()).second)
           queue.push_back(e->src());
       }
     }
@@ -274,7 +288,7 @@ class SymbolicGradientBuilder {
     for (const Node* n : on_path_) {
       int count = 0;
       for (const Edge* e : n->out_edges())
-        if (CarriesGradient(e) && on_path_.count(e->dst())) ++count;
+        if (Carries(e) && on_path_.count(e->dst())) ++count;
       pending_[n] = count;
     }
   }
@@ -290,7 +304,7 @@ class SymbolicGradientBuilder {
 
   bool HasInputsOnPath(const Node* n) const {
     for (const Edge* e : n->in_edges())
-      if (CarriesGradient(e) && on_path_.count(e->src())) return true;
+      if (Carries(e) && on_path_.count(e->src())) return true;
     return false;
   }
 
@@ -328,15 +342,15 @@ class SymbolicGradientBuilder {
       else if (any)
         AF_RETURN_IF_ERROR(CallGradFunc(node_scope, n, dy, &dx));
       for (const Edge* e : n->in_edges()) {
-        if (!CarriesGradient(e) || !on_path_.count(e->src())) continue;
+        if (!Carries(e) || !on_path_.count(e->src())) continue;
         if (any && dx[e->dst_input()].valid())
           backprops_[{e->src(), e->src_output()}].push_back(dx[e->dst_input()]);
         if (--pending_[e->src()] == 0) ready.push_back(e->src());
       }
     }
     if (visited != on_path_.size())
-      return errors::Internal("AddSymbolicGradients: visited ", visited, " of ",
-                              on_path_.size(), " nodes on the paths (a cycle?)");
+      return errors::Internal("AddSymbolicGradients: visited ", visited, " of ", on_path_.size(),
+                              " nodes on the paths (a cycle?)");
     return Status::OK();
   }
 
@@ -359,7 +373,7 @@ class SymbolicGradientBuilder {
       if (!on_path_.count(enter)) return;
       ++*visited;
       for (const Edge* e : enter->in_edges()) {
-        if (!CarriesGradient(e) || !on_path_.count(e->src())) continue;
+        if (!Carries(e) || !on_path_.count(e->src())) continue;
         if (grad.valid()) backprops_[{e->src(), e->src_output()}].push_back(grad);
         if (--pending_[e->src()] == 0) ready->push_back(e->src());
       }
@@ -410,6 +424,17 @@ class SymbolicGradientBuilder {
     const Scope zeros_scope = scope_.NewSubScope("gradients_zeros");
     for (size_t j = 0; j < xs_.size(); ++j) {
       if ((*grad_xs_)[j].valid()) continue;
+      if (BaseType(xs_[j].type()) == DT_RESOURCE) {
+        // Zeros shaped like the variable, read when the step runs.
+        DataType dtype = DT_INVALID;
+        if (!GetNodeAttr(xs_[j].node()->def(), "dtype", &dtype).ok())
+          return errors::InvalidArgument("AddSymbolicGradients: no output depends on the handle '",
+                                         xs_[j].name(), "', and its variable's dtype is unknown");
+        (*grad_xs_)[j] =
+            Output(ops::ZerosLike(zeros_scope, ops::ReadVariableOp(zeros_scope, xs_[j], dtype)));
+        AF_RETURN_IF_ERROR(scope_.status());
+        continue;
+      }
       (*grad_xs_)[j] = Output(ops::ZerosLike(zeros_scope, xs_[j]));
       AF_RETURN_IF_ERROR(scope_.status());
     }
@@ -430,6 +455,7 @@ class SymbolicGradientBuilder {
   int home_frame_ = 0;
   const WhileLoopStructure* home_loop_ = nullptr;
   bool fill_missing_ = true;
+  bool resource_xs_ = false;  // a variable's handle is among the xs
   Status status_;
   std::unordered_set<const Node*> x_nodes_;
   std::unordered_map<int, int> loop_exits_pending_;  // by frame
@@ -450,8 +476,8 @@ Status Densify(const Scope& scope, const std::vector<GradientValue>& grads,
 
 Status AddSymbolicGradientsInFrame(const Scope& scope, const std::vector<Output>& ys,
                                    const std::vector<Output>& xs,
-                                   const std::vector<Output>& grad_ys,
-                                   const GradientFrame& frame, std::vector<Output>* grad_xs) {
+                                   const std::vector<Output>& grad_ys, const GradientFrame& frame,
+                                   std::vector<Output>* grad_xs) {
   AF_RETURN_IF_ERROR(scope.status());
   std::vector<GradientValue> grads(xs.size());
   SymbolicGradientBuilder builder(scope, ys, xs, grad_ys, &grads, &frame);
@@ -483,8 +509,7 @@ Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outpu
 }
 
 Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outputs,
-                            const std::vector<Output>& inputs,
-                            std::vector<Output>* grad_outputs) {
+                            const std::vector<Output>& inputs, std::vector<Output>* grad_outputs) {
   std::vector<GradientValue> grads;
   Status s = AddSymbolicGradients(scope, outputs, inputs, &grads);
   if (s.ok()) s = Densify(scope, grads, grad_outputs);

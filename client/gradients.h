@@ -10,6 +10,12 @@
 // gradient function is NOT_FOUND naming the op. An x no y depends on gets
 // zeros.
 //
+// An x may be a resource variable's handle (a VarHandleOp's output): the
+// gradients of its ReadVariableOps and ResourceGathers flow to it, as
+// TensorFlow differentiates with respect to a resource variable (a gather
+// alone gives IndexedSlices). A handle no y depends on gets zeros shaped
+// like the variable's value.
+//
 // Control flow: a Cond's Merge sends its gradient back through a Switch on
 // the predicate (only the branch that ran gets it); a while loop is
 // differentiated as a whole by a backward loop that runs its iterations in

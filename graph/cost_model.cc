@@ -16,7 +16,7 @@ bool IsBookkeeping(const Node& node) {
       "_HostSend",      "_HostRecv",  "Placeholder", "PlaceholderV2", "PlaceholderWithDefault",
       "VariableV2",     "Variable",   "VarHandleOp", "Shape",         "ShapeN",
       "Size",           "Rank",       "Reshape",     "ExpandDims",    "Squeeze",
-      "StopGradient",   "RefIdentity"};
+      "StopGradient",   "RefIdentity", "ReadVariableOp"};
   return node.IsControlFlow() || kOps.count(node.type_string()) > 0;
 }
 

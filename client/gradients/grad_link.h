@@ -12,4 +12,5 @@ void TensorArrayGrad();
 void ControlFlowGrad();
 void SparseGrad();
 void FunctionGrad();
+void ResourceVariableGrad();
 }  // namespace af::grad_link
