@@ -28,6 +28,18 @@ std::string DirectoryOf(const std::string& prefix) {
   return prefix.substr(0, slash);
 }
 
+// The CPU of the device `device` names (TensorFlow's set_cpu0): where the
+// merge of a sharded save runs, beside the last shard.
+std::string Cpu0Of(const std::string& device) {
+  if (device.empty()) return device;
+  std::string job_task = device;
+  for (const char* part : {"/device:", "/cpu:", "/gpu:", "/CPU:", "/GPU:"}) {
+    const size_t at = job_task.find(part);
+    if (at != std::string::npos) job_task.resize(at);
+  }
+  return job_task + "/device:CPU:0";
+}
+
 bool IsVariableOp(const Node* node) {
   return node->type_string() == "VariableV2" || node->type_string() == "Variable";
 }
@@ -41,7 +53,8 @@ Saver::Saver(const Scope& scope, SaverOptions options) : options_(std::move(opti
   }
   const std::vector<Output> var_list =
       options_.var_list.empty() ? GlobalVariables(scope) : options_.var_list;
-  status_ = CollectVariables(scope, var_list);
+  status_ = CheckpointWriteFormatFromEnv(&format_).WithContext("Saver");
+  if (status_.ok()) status_ = CollectVariables(scope, var_list);
   if (!status_.ok()) {
     scope.UpdateStatus(status_);
     return;
@@ -139,6 +152,18 @@ void Saver::BuildShardedSave(const Scope& s, const std::vector<Output>& var_list
     groups[static_cast<size_t>(it - devices.begin())].push_back(i);
   }
   num_shards_ = static_cast<int>(groups.size());
+  const bool bundle = format_ == CheckpointWriteFormat::kBundle;
+  Output basename = filename_;
+  if (bundle) {
+    // Save feeds PREFIX + "_temp/part" (TensorFlow joins the strings in the
+    // graph; there is no StringJoin kernel here).
+    auto default_temp =
+        ops::Const(s.WithOpName("temp_default"), Input::Initializer(std::string("model_temp/part")));
+    temp_prefix_ = ops::PlaceholderWithDefault(s.WithOpName("temp_prefix"), default_temp,
+                                               PartialTensorShape(TensorShape{}));
+    basename = temp_prefix_;
+  }
+  std::vector<Output> shard_prefixes;
   std::vector<Operation> saves;
   for (size_t g = 0; g < groups.size(); ++g) {
     const Scope shard = s.NewSubScope("shard_" + std::to_string(g)).WithDevice(devices[g]);
@@ -149,8 +174,9 @@ void Saver::BuildShardedSave(const Scope& s, const std::vector<Output>& var_list
       specs.push_back(slices_[i]);
       vars.push_back(var_list[i]);
     }
-    auto filename = ops::ShardedFilename(shard, filename_, static_cast<int32_t>(g),
+    auto filename = ops::ShardedFilename(shard, basename, static_cast<int32_t>(g),
                                          static_cast<int32_t>(num_shards_));
+    shard_prefixes.push_back(filename);
     auto tensor_names = ops::Const(shard.WithOpName("tensor_names"),
                                    Input::Initializer(Tensor::FromVector<std::string>(names)));
     auto slices = ops::Const(shard.WithOpName("shape_and_slices"),
@@ -159,7 +185,17 @@ void Saver::BuildShardedSave(const Scope& s, const std::vector<Output>& var_list
                                 OutputList(vars))
                         .operation);
   }
-  save_op_ = ops::NoOp(s.WithOpName("save_all_shards").WithControlDependencies(saves)).operation;
+  if (!bundle) {
+    save_op_ = ops::NoOp(s.WithOpName("save_all_shards").WithControlDependencies(saves)).operation;
+    return;
+  }
+  const Scope merge_scope = s.WithDevice(Cpu0Of(devices.back())).WithControlDependencies(saves);
+  auto prefixes = ops::Pack(merge_scope.WithOpName("sharded_prefixes"), InputList(shard_prefixes));
+  auto merge = ops::MergeV2Checkpoints(merge_scope.WithOpName("MergeV2Checkpoints"), prefixes,
+                                       filename_);
+  save_op_ = ops::NoOp(s.WithOpName("save_all_shards")
+                           .WithControlDependencies(std::vector<Operation>{merge.operation}))
+                 .operation;
 }
 
 // One RestoreV2 feeds every Assign: it checks every tensor (presence,
@@ -197,12 +233,16 @@ Status Saver::Save(ClientSession& session, const std::string& prefix, int64_t gl
   if (prefix.empty()) return errors::InvalidArgument("Saver: the checkpoint prefix is empty");
   const std::string path =
       global_step >= 0 ? prefix + "-" + std::to_string(global_step) : prefix;
-  const std::string context = "Saver: saving " + checkpoint::DataFilePath(path);
-  AF_RETURN_IF_ERROR(
-      session.Run({{filename_, Input::Initializer(path)}}, {}, {save_op_}, nullptr)
-          .WithContext(context));
-  // The shards are all written: the index makes them one checkpoint.
-  if (options_.sharded) AF_RETURN_IF_ERROR(WriteShardIndex(path, num_shards_).WithContext(context));
+  const bool bundle = format_ == CheckpointWriteFormat::kBundle;
+  const std::string context =
+      "Saver: saving " + (bundle ? path : checkpoint::DataFilePath(path));
+  ClientSession::FeedType feeds{{filename_, Input::Initializer(path)}};
+  if (options_.sharded && bundle)
+    feeds.emplace(temp_prefix_, Input::Initializer(path + "_temp/part"));
+  AF_RETURN_IF_ERROR(session.Run(feeds, {}, {save_op_}, nullptr).WithContext(context));
+  // .afckpt shards are all written: the index makes them one checkpoint.
+  if (options_.sharded && !bundle)
+    AF_RETURN_IF_ERROR(WriteShardIndex(path, num_shards_).WithContext(context));
   if (written_path != nullptr) *written_path = path;
   // The state file is rewritten before older checkpoints are deleted, and
   // the one just written is the newest entry, so it is always kept.

@@ -10,8 +10,11 @@
 //   std::string latest = LatestCheckpoint("/ckpt");
 //   if (!latest.empty()) AF_RETURN_IF_ERROR(saver.Restore(session, latest));
 //
-// A checkpoint is `PREFIX.afckpt` (docs/checkpoint-format.md); the directory's
-// `checkpoint` file lists the kept ones (core/checkpoint_state.h).
+// A checkpoint is TensorFlow's tensor bundle, `PREFIX.index` and
+// `PREFIX.data-00000-of-00001` (or `PREFIX.afckpt` with
+// ACTORFLOW_CHECKPOINT_FORMAT=afckpt; docs/checkpoint-format.md); Restore
+// reads either. The directory's `checkpoint` file lists the kept ones
+// (core/checkpoint_state.h).
 //
 // A partitioned variable's shards (client/partitioned_variable.h) are saved
 // as slices of the whole, under the whole's name, so the checkpoint
@@ -26,6 +29,7 @@
 #include "client/client_session.h"
 #include "client/ops.h"
 #include "client/scope.h"
+#include "core/checkpoint_write_format.h"
 #include "core/status.h"
 #include "core/tensor_shape.h"
 
@@ -39,8 +43,12 @@ struct SaverOptions {
   // Name scope of the nodes the saver adds ("save", then "save_1", ...).
   std::string name = "save";
   // TensorFlow's sharded=True: each device holding variables (each ps
-  // task) writes its own shard, PREFIX-0000i-of-0000N.afckpt, and Save then
-  // writes PREFIX.afckpt as the index of the shards (core/checkpoint_shards.h).
+  // task) writes its own bundle, PREFIX_temp/part-0000i-of-0000N, and a
+  // MergeV2Checkpoints (on the last device's CPU, as TensorFlow places it)
+  // merges them into PREFIX.index + PREFIX.data-0000i-of-0000N, TensorFlow's
+  // layout. With ACTORFLOW_CHECKPOINT_FORMAT=afckpt each writes
+  // PREFIX-0000i-of-0000N.afckpt and Save then writes PREFIX.afckpt as the
+  // index of the shards (core/checkpoint_shards.h).
   // Restore reads any checkpoint, sharded or not, onto any placement. With
   // processes on several hosts, give an absolute prefix on a filesystem
   // they share (each task writes its shard itself).
@@ -105,6 +113,9 @@ class Saver {
   Operation save_op_;
   Operation restore_all_;
   int num_shards_ = 0;  // sharded: the shards Save writes
+  // What SaveV2 writes (read from the environment when the saver is built).
+  CheckpointWriteFormat format_ = CheckpointWriteFormat::kBundle;
+  Output temp_prefix_;  // sharded bundle: where the shards go before merging
 };
 
 // The newest checkpoint recorded in `dir`'s `checkpoint` file, as a prefix

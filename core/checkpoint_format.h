@@ -39,7 +39,8 @@ struct TensorEntry {
   TensorShape shape;
   uint64_t offset = 0;  // of the tensor's bytes in the file
   uint64_t size = 0;    // bytes
-  uint32_t crc32c = 0;  // of those bytes
+  uint32_t crc32c = 0;  // of those bytes (a tensor bundle's: masked, as stored)
+  int32_t shard_id = 0;  // a tensor bundle's data file (core/bundle/)
 };
 
 struct Footer {

@@ -9,6 +9,8 @@
 #include <cstring>
 
 #include "core/atomic_file_writer.h"
+#include "core/bundle/bundle_format.h"
+#include "core/bundle/bundle_reader.h"
 #include "core/crc32c.h"
 
 namespace af {
@@ -25,6 +27,11 @@ bool IsRegularFile(const std::string& path) {
 }  // namespace
 
 Status ResolveCheckpointFile(const std::string& prefix, std::string* file) {
+  const std::string index = bundle::MetaFilename(prefix);
+  if (IsRegularFile(index)) {
+    *file = index;
+    return Status::OK();
+  }
   const std::string with_suffix = checkpoint::DataFilePath(prefix);
   if (IsRegularFile(with_suffix)) {
     *file = with_suffix;
@@ -34,11 +41,21 @@ Status ResolveCheckpointFile(const std::string& prefix, std::string* file) {
     *file = prefix;
     return Status::OK();
   }
-  return errors::NotFound("no checkpoint at '", prefix, "' (neither ", with_suffix,
-                          " nor ", prefix, " is a file)");
+  return errors::NotFound("no checkpoint at '", prefix, "' (none of ", index, ", ", with_suffix,
+                          " and ", prefix, " is a file)");
 }
 
 Status CheckpointReader::Open(const std::string& path, std::unique_ptr<CheckpointReader>* out) {
+  if (std::string_view(path).ends_with(bundle::kIndexSuffix)) {
+    std::unique_ptr<bundle::BundleReader> b;
+    AF_RETURN_IF_ERROR(
+        bundle::BundleReader::Open(path.substr(0, path.size() - bundle::kIndexSuffix.size()), &b));
+    std::unique_ptr<CheckpointReader> reader(new CheckpointReader(path, -1, b->index_size()));
+    reader->entries_ = b->entries();
+    reader->bundle_ = std::move(b);
+    *out = std::move(reader);
+    return Status::OK();
+  }
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return IoError("cannot open checkpoint " + path, errno);
   struct stat st;
@@ -55,6 +72,9 @@ Status CheckpointReader::Open(const std::string& path, std::unique_ptr<Checkpoin
   *out = std::move(reader);
   return Status::OK();
 }
+
+CheckpointReader::CheckpointReader(std::string path, int fd, uint64_t size)
+    : path_(std::move(path)), fd_(fd), file_size_(size) {}
 
 CheckpointReader::~CheckpointReader() {
   if (fd_ >= 0) ::close(fd_);
@@ -120,6 +140,7 @@ std::vector<const TensorEntry*> CheckpointReader::FindWithPrefix(std::string_vie
 }
 
 Status CheckpointReader::Read(const TensorEntry& e, Allocator* allocator, Tensor* out) const {
+  if (bundle_ != nullptr) return bundle_->Read(e, allocator, out);
   if (allocator == nullptr) allocator = GetCpuAllocator();
   auto mismatch = [&] {
     return errors::DataLoss("checkpoint ", path_, " is corrupt: tensor '", e.name,

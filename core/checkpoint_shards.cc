@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/bundle/bundle_reader.h"
 #include "core/checkpoint_format.h"
 #include "core/checkpoint_writer.h"
 #include "core/file_access_policy.h"
@@ -74,7 +75,8 @@ Status CheckpointSet::Open(const std::string& prefix, std::unique_ptr<Checkpoint
   std::unique_ptr<CheckpointReader> index;
   AF_RETURN_IF_ERROR(CheckpointReader::Open(file, &index));
   set->path_ = file;
-  if (index->Find(kShardListKey) == nullptr) {
+  // A tensor bundle holds all its data shards itself.
+  if (index->bundle() != nullptr || index->Find(kShardListKey) == nullptr) {
     set->readers_.push_back(std::move(index));
   } else {
     AF_RETURN_IF_ERROR(ReadShardList(*index, prefix, &set->shard_prefixes_));
@@ -111,6 +113,8 @@ std::vector<CheckpointSet::Found> CheckpointSet::FindWithPrefix(std::string_view
 Status CheckpointFiles(const std::string& prefix, std::vector<std::string>* files) {
   std::string file;
   AF_RETURN_IF_ERROR(ResolveCheckpointFile(prefix, &file));
+  if (std::string_view(file).ends_with(".index"))
+    return bundle::BundleFiles(file.substr(0, file.size() - 6), files);
   std::unique_ptr<CheckpointReader> index;
   if (CheckpointReader::Open(file, &index).ok() && index->Find(kShardListKey) != nullptr) {
     std::vector<std::string> shards;

@@ -1,4 +1,6 @@
-// Sharded checkpoints (TensorFlow's `-00000-of-00002` layout): each device
+// Sharded .afckpt checkpoints (ACTORFLOW_CHECKPOINT_FORMAT=afckpt; a tensor
+// bundle merges its shards with MergeV2Checkpoints instead, as TensorFlow
+// does, core/bundle/bundle_merge.h). Each device
 // that holds variables (a parameter-server task) saves its own shard,
 // PREFIX-00000-of-00002.afckpt, on its own disk (shared with the chief on
 // a real cluster, as TensorFlow assumes); the chief then writes PREFIX.afckpt
@@ -50,6 +52,8 @@ class CheckpointSet {
   const std::string& path() const { return path_; }
   // Shard prefixes (empty for an unsharded checkpoint).
   const std::vector<std::string>& shards() const { return shard_prefixes_; }
+  // One reader per file holding tensors (a bundle: one for all its data).
+  const std::vector<std::unique_ptr<CheckpointReader>>& readers() const { return readers_; }
 
  private:
   std::string path_;
@@ -57,7 +61,8 @@ class CheckpointSet {
   std::vector<std::unique_ptr<CheckpointReader>> readers_;
 };
 
-// The files of the checkpoint at `prefix`: its shards' files, then its own.
+// The files of the checkpoint at `prefix`: its shards' files, then its own
+// (a tensor bundle's: its data files, then PREFIX.index).
 Status CheckpointFiles(const std::string& prefix, std::vector<std::string>* files);
 
 }  // namespace af

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <chrono>
 #include <cerrno>
 #include <sstream>
 
@@ -36,50 +38,109 @@ std::string RelativeToDir(const std::string& dir, const std::string& prefix) {
   return prefix;
 }
 
-std::string Quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default: out += c;
-    }
-  }
-  return out + "\"";
-}
-
-bool Unquote(const std::string& text, std::string* out) {
-  if (text.size() < 2 || text.front() != '"' || text.back() != '"') return false;
-  out->clear();
-  for (size_t i = 1; i + 1 < text.size(); ++i) {
-    char c = text[i];
-    if (c == '"') return false;
-    if (c != '\\') {
-      *out += c;
-      continue;
-    }
-    if (++i + 1 >= text.size()) return false;
-    switch (text[i]) {
-      case 'n': *out += '\n'; break;
-      case 'r': *out += '\r'; break;
-      case 't': *out += '\t'; break;
-      case '"': case '\\': case '\'': *out += text[i]; break;
-      default: return false;
-    }
-  }
-  return true;
-}
-
 std::string Trim(const std::string& s) {
   const size_t b = s.find_first_not_of(" \t\r");
   if (b == std::string::npos) return "";
   return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
+std::string FormatDouble(double v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // shortest round trip
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
+}
+
+bool ParseDouble(const std::string& text, double* out) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, *out);
+  return ec == std::errc() && ptr == end;
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 }  // namespace
+
+std::string QuoteTextFormat(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '"': out += "\\\""; break;
+      case '\'': out += "\\'"; break;
+      case '\\': out += "\\\\"; break;
+      default: {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u >= 0x7f) {
+          // Protobuf's CEscape: three octal digits for any other byte.
+          out += '\\';
+          out += static_cast<char>('0' + (u >> 6));
+          out += static_cast<char>('0' + ((u >> 3) & 7));
+          out += static_cast<char>('0' + (u & 7));
+        } else {
+          out += c;
+        }
+      }
+    }
+  }
+  return out + "\"";
+}
+
+bool UnquoteTextFormat(std::string_view text, std::string* out) {
+  if (text.size() < 2 || (text.front() != '"' && text.front() != '\'') ||
+      text.back() != text.front())
+    return false;
+  const char quote = text.front();
+  text = text.substr(1, text.size() - 2);
+  out->clear();
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == quote) return false;
+    if (c != '\\') {
+      *out += c;
+      continue;
+    }
+    if (++i >= text.size()) return false;
+    const char e = text[i];
+    switch (e) {
+      case 'n': *out += '\n'; break;
+      case 'r': *out += '\r'; break;
+      case 't': *out += '\t'; break;
+      case 'a': *out += '\a'; break;
+      case 'b': *out += '\b'; break;
+      case 'f': *out += '\f'; break;
+      case 'v': *out += '\v'; break;
+      case '?': case '"': case '\\': case '\'': *out += e; break;
+      case 'x': case 'X': {
+        int value = 0, digits = 0;
+        while (digits < 2 && i + 1 < text.size() && HexDigit(text[i + 1]) >= 0) {
+          value = value * 16 + HexDigit(text[++i]);
+          ++digits;
+        }
+        if (digits == 0) return false;
+        *out += static_cast<char>(value);
+        break;
+      }
+      default: {
+        if (e < '0' || e > '7') return false;
+        int value = e - '0', digits = 1;
+        while (digits < 3 && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '7') {
+          value = value * 8 + (text[++i] - '0');
+          ++digits;
+        }
+        if (value > 0xff) return false;
+        *out += static_cast<char>(value);
+      }
+    }
+  }
+  return true;
+}
 
 Status ReadCheckpointState(const std::string& dir, CheckpointState* state) {
   const std::string path = StatePath(dir);
@@ -97,11 +158,20 @@ Status ReadCheckpointState(const std::string& dir, CheckpointState* state) {
     if (colon == std::string::npos)
       return errors::DataLoss(path, ":", line_no, ": expected `field: value`");
     const std::string field = Trim(line.substr(0, colon));
-    // TensorFlow's timestamps (numbers) are not modelled: skip them.
-    if (field == "all_model_checkpoint_timestamps" || field == "last_preserved_timestamp")
+    const std::string rest = Trim(line.substr(colon + 1));
+    if (field == "all_model_checkpoint_timestamps" || field == "last_preserved_timestamp") {
+      double t;
+      if (!ParseDouble(rest, &t))
+        return errors::DataLoss(path, ":", line_no, ": expected a number for ", field);
+      if (field == "last_preserved_timestamp") {
+        state->last_preserved_timestamp = t;
+      } else {
+        state->all_timestamps.push_back(t);
+      }
       continue;
+    }
     std::string value;
-    if (!Unquote(Trim(line.substr(colon + 1)), &value))
+    if (!UnquoteTextFormat(rest, &value))
       return errors::DataLoss(path, ":", line_no, ": expected `", field, ": \"value\"`");
     if (field == "model_checkpoint_path") {
       state->latest = value;
@@ -115,8 +185,13 @@ Status ReadCheckpointState(const std::string& dir, CheckpointState* state) {
 }
 
 Status WriteCheckpointState(const std::string& dir, const CheckpointState& state) {
-  std::string text = "model_checkpoint_path: " + Quote(state.latest) + "\n";
-  for (const std::string& p : state.all) text += "all_model_checkpoint_paths: " + Quote(p) + "\n";
+  std::string text = "model_checkpoint_path: " + QuoteTextFormat(state.latest) + "\n";
+  for (const std::string& p : state.all)
+    text += "all_model_checkpoint_paths: " + QuoteTextFormat(p) + "\n";
+  for (double t : state.all_timestamps)
+    text += "all_model_checkpoint_timestamps: " + FormatDouble(t) + "\n";
+  if (state.last_preserved_timestamp != 0)
+    text += "last_preserved_timestamp: " + FormatDouble(state.last_preserved_timestamp) + "\n";
   return WriteFileAtomically(StatePath(dir), text);
 }
 
@@ -149,14 +224,30 @@ Status RecordCheckpoint(const std::string& dir, const std::string& prefix, int k
   Status s = ReadCheckpointState(dir, &state);
   if (!s.ok() && !errors::IsNotFound(s)) return s;
   const std::string entry = RelativeToDir(dir, prefix);
-  state.all.erase(std::remove(state.all.begin(), state.all.end(), entry), state.all.end());
+  // Timestamps are kept only while there is one per path, as TensorFlow
+  // writes them.
+  const bool timed = state.all_timestamps.size() == state.all.size();
+  if (!timed) state.all_timestamps.clear();
+  for (size_t i = state.all.size(); i-- > 0;) {
+    if (state.all[i] != entry) continue;
+    state.all.erase(state.all.begin() + static_cast<std::ptrdiff_t>(i));
+    if (timed) state.all_timestamps.erase(state.all_timestamps.begin() + static_cast<std::ptrdiff_t>(i));
+  }
   state.all.push_back(entry);
+  if (timed) {
+    const auto now = std::chrono::duration<double>(
+        std::chrono::system_clock::now().time_since_epoch());
+    state.all_timestamps.push_back(now.count());
+  }
   state.latest = entry;
   std::vector<std::string> doomed;
   if (keep_last > 0 && state.all.size() > static_cast<size_t>(keep_last)) {
     const size_t drop = state.all.size() - static_cast<size_t>(keep_last);
     doomed.assign(state.all.begin(), state.all.begin() + static_cast<std::ptrdiff_t>(drop));
     state.all.erase(state.all.begin(), state.all.begin() + static_cast<std::ptrdiff_t>(drop));
+    if (timed)
+      state.all_timestamps.erase(state.all_timestamps.begin(),
+                                 state.all_timestamps.begin() + static_cast<std::ptrdiff_t>(drop));
   }
   AF_RETURN_IF_ERROR(WriteCheckpointState(dir, state));
   for (const std::string& old : doomed) {

@@ -5,16 +5,30 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
 
 namespace af {
 
+// TensorFlow's CheckpointState proto, in its text format: strings quoted
+// with C escapes (protobuf's: \n \t \" \\ ... and 3-digit octal for other
+// bytes outside printable ASCII; the reader also takes \x hex and
+// single quotes).
 struct CheckpointState {
   std::string latest;            // prefix, relative to the directory or absolute
   std::vector<std::string> all;  // oldest first; includes `latest`
+  // Seconds since the epoch each of `all` was saved (TensorFlow's
+  // all_model_checkpoint_timestamps); empty, or one per entry of `all`.
+  std::vector<double> all_timestamps;
+  double last_preserved_timestamp = 0;  // 0: absent
 };
+
+// A string as protobuf's text format quotes it, and back (false for a
+// malformed literal).
+std::string QuoteTextFormat(const std::string& s);
+bool UnquoteTextFormat(std::string_view text, std::string* out);
 
 // NOT_FOUND without a state file; DATA_LOSS if it does not parse.
 Status ReadCheckpointState(const std::string& dir, CheckpointState* state);

@@ -1,5 +1,5 @@
-// Checkpoint ops: SaveV2/RestoreV2 and TensorFlow 1's Save/Restore. The
-// file format is docs/checkpoint-format.md.
+// Checkpoint ops: SaveV2/RestoreV2/MergeV2Checkpoints and TensorFlow 1's
+// Save/Restore. The file formats are docs/checkpoint-format.md.
 #include "core/op_registry.h"
 #include "core/shape_inference.h"
 
@@ -51,6 +51,13 @@ Status ShardedFilenameShape(InferenceContext* c) {
   for (int i = 0; i < 3; ++i) AF_RETURN_IF_ERROR(c->WithRank(i, 0, &s));
   return shape_fn::ScalarShape(c);
 }
+Status MergeV2CheckpointsShape(InferenceContext* c) {
+  PartialTensorShape s;
+  AF_RETURN_IF_ERROR(c->WithRank(0, 1, &s));
+  AF_RETURN_IF_ERROR(c->WithRank(1, 0, &s));
+  return Status::OK();
+}
+
 Status RestoreShape(InferenceContext* c) {
   PartialTensorShape s;
   AF_RETURN_IF_ERROR(c->WithRank(0, 0, &s));
@@ -68,7 +75,19 @@ REGISTER_OP("SaveV2")
     .Attr("dtypes: list(type)")
     .SetIsStateful()
     .SetShapeFn(SaveV2Shape)
-    .Doc("Writes the tensors to the checkpoint PREFIX.afckpt (atomically).");
+    .Doc("Writes the tensors to the checkpoint PREFIX: TensorFlow's tensor bundle "
+         "(PREFIX.index, PREFIX.data-00000-of-00001), or PREFIX.afckpt with "
+         "ACTORFLOW_CHECKPOINT_FORMAT=afckpt; atomically.");
+
+// The last step of a sharded save (core/bundle/bundle_merge.h).
+REGISTER_OP("MergeV2Checkpoints")
+    .Input("checkpoint_prefixes: string")
+    .Input("destination_prefix: string")
+    .Attr("delete_old_dirs: bool = true")
+    .Attr("allow_missing_files: bool = false")
+    .SetIsStateful()
+    .SetShapeFn(MergeV2CheckpointsShape)
+    .Doc("Merges the tensor bundles CHECKPOINT_PREFIXES into DESTINATION_PREFIX.");
 
 // The shard's prefix of a sharded checkpoint, "BASENAME-00001-of-00002"
 // (core/checkpoint_shards.h).

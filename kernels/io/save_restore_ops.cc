@@ -1,5 +1,9 @@
 // SaveV2 / RestoreV2 and TensorFlow 1's Save / Restore over the checkpoint
-// format of core/checkpoint_*.h. They run on the device's pool (file I/O
+// formats of core/checkpoint_*.h and core/bundle/. SaveV2 writes
+// TensorFlow's tensor bundle (PREFIX.index + PREFIX.data-00000-of-00001)
+// unless ACTORFLOW_CHECKPOINT_FORMAT=afckpt (core/checkpoint_write_format.h);
+// Save writes an .afckpt file at exactly the name it is given; the
+// restores read either format. They run on the device's pool (file I/O
 // must not hold up the thread running cheap kernels).
 //
 // RestoreV2 reads and checks every requested tensor before it outputs any,
@@ -15,10 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "core/bundle/bundle_format.h"
+#include "core/bundle/bundle_writer.h"
 #include "core/checkpoint_format.h"
 #include "core/checkpoint_reader.h"
 #include "core/checkpoint_shards.h"
 #include "core/checkpoint_slices.h"
+#include "core/checkpoint_write_format.h"
 #include "core/checkpoint_writer.h"
 #include "core/file_access_policy.h"
 #include "core/kernel_registry.h"
@@ -105,6 +112,29 @@ Status WriteCheckpoint(OpKernelContext* ctx, const std::string& file,
   return Status::OK();
 }
 
+// The same tensors as a tensor bundle: a slice goes under TensorFlow's slice
+// key, recorded in its full tensor's entry (core/bundle/bundle_format.h).
+Status WriteBundle(OpKernelContext* ctx, const std::string& prefix, const std::string* names,
+                   const std::string* slices, int first_tensor_input, int64_t n) {
+  Status s = CheckFileAccess(bundle::MetaFilename(prefix));
+  if (s.ok()) s = CreateParentDirectories(bundle::MetaFilename(prefix));
+  std::unique_ptr<bundle::BundleWriter> writer;
+  if (s.ok()) s = bundle::BundleWriter::Create(prefix, &writer);
+  for (int64_t i = 0; s.ok() && i < n; ++i) {
+    const Tensor& t = ctx->input(first_tensor_input + static_cast<int>(i));
+    if (slices[i].empty()) {
+      s = writer->Add(names[i], t);
+      continue;
+    }
+    TensorSliceSpec slice;
+    s = ParseTensorSliceSpec(slices[i], &slice);  // checked by CheckpointKeys already
+    if (s.ok()) s = writer->AddSlice(names[i], slice, t);
+  }
+  if (s.ok()) s = writer->Finish();
+  if (!s.ok()) return ctx->NodeError(s);
+  return Status::OK();
+}
+
 class SaveV2Op : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -117,7 +147,13 @@ class SaveV2Op : public OpKernel {
     OP_REQUIRES_OK(ctx, StringVector(ctx, 2, "shape_and_slices", n, &slices));
     std::vector<std::string> keys;
     OP_REQUIRES_OK(ctx, CheckpointKeys(ctx, names, slices, 3, n, &keys));
-    OP_REQUIRES_OK(ctx, WriteCheckpoint(ctx, checkpoint::DataFilePath(prefix), keys, 3));
+    CheckpointWriteFormat format;
+    OP_REQUIRES_OK(ctx, CheckpointWriteFormatFromEnv(&format));
+    if (format == CheckpointWriteFormat::kBundle) {
+      OP_REQUIRES_OK(ctx, WriteBundle(ctx, prefix, names, slices, 3, n));
+    } else {
+      OP_REQUIRES_OK(ctx, WriteCheckpoint(ctx, checkpoint::DataFilePath(prefix), keys, 3));
+    }
   }
 };
 

@@ -145,7 +145,7 @@ BOOST_AUTO_TEST_CASE(four_shards_in_one_file_restore_onto_two_eight_and_one) {
   const std::string name = "pckpt_one_file";
   const std::string path = SaveFourShards(name, dir.path() + "/model", false, false);
   std::unique_ptr<CheckpointReader> reader;
-  BOOST_TEST_REQUIRE(CheckpointReader::Open(path + ".afckpt", &reader).ok());
+  BOOST_TEST_REQUIRE(CheckpointReader::Open(path + ".index", &reader).ok());  // a tensor bundle
   BOOST_TEST(reader->FindWithPrefix(name + "@").size() == 4u);
   BOOST_TEST(reader->Find(name + "@10 4 6,2:0,4") != nullptr);
   RestoreOntoShards(name, path, 2);
@@ -159,16 +159,20 @@ BOOST_AUTO_TEST_CASE(shards_on_two_devices_save_a_file_each_and_restore_onto_any
   TempDir dir;
   const std::string name = "pckpt_two_devices";
   const std::string path = SaveFourShards(name, dir.path() + "/model", true, true);
-  // Device 0 wrote shards 0 and 2, device 1 shards 1 and 3.
-  std::unique_ptr<CheckpointReader> first, second;
-  BOOST_TEST_REQUIRE(CheckpointReader::Open(path + "-00000-of-00002.afckpt", &first).ok());
-  BOOST_TEST_REQUIRE(CheckpointReader::Open(path + "-00001-of-00002.afckpt", &second).ok());
-  BOOST_TEST(first->Find(name + "@10 4 0,3:0,4") != nullptr);
-  BOOST_TEST(first->Find(name + "@10 4 6,2:0,4") != nullptr);
-  BOOST_TEST(second->Find(name + "@10 4 3,3:0,4") != nullptr);
-  BOOST_TEST(second->Find(name + "@10 4 8,2:0,4") != nullptr);
-  BOOST_TEST(first->entries().size() == 2u);
-  BOOST_TEST(second->entries().size() == 2u);
+  // Device 0 wrote shards 0 and 2, device 1 shards 1 and 3: after the merge,
+  // one index whose slices lie in data file 0 or 1.
+  std::unique_ptr<CheckpointReader> index;
+  BOOST_TEST_REQUIRE(CheckpointReader::Open(path + ".index", &index).ok());
+  BOOST_TEST(index->entries().size() == 4u);
+  auto data_file = [&](const std::string& spec) {
+    const checkpoint::TensorEntry* e = index->Find(name + "@" + spec);
+    BOOST_TEST_REQUIRE(e != nullptr, spec);
+    return e->shard_id;
+  };
+  BOOST_TEST(data_file("10 4 0,3:0,4") == 0);
+  BOOST_TEST(data_file("10 4 6,2:0,4") == 0);
+  BOOST_TEST(data_file("10 4 3,3:0,4") == 1);
+  BOOST_TEST(data_file("10 4 8,2:0,4") == 1);
   RestoreOntoShards(name, path, 2);
   RestoreOntoShards(name, path, 8);
   RestoreOntoOneVariable(name, path);
@@ -178,7 +182,8 @@ BOOST_AUTO_TEST_CASE(sharded_on_one_device_restores_too) {
   TempDir dir;
   const std::string name = "pckpt_one_device_sharded";
   const std::string path = SaveFourShards(name, dir.path() + "/model", true, false);
-  BOOST_TEST(std::filesystem::exists(path + "-00000-of-00001.afckpt"));
+  BOOST_TEST(std::filesystem::exists(path + ".data-00000-of-00001"));
+  BOOST_TEST(std::filesystem::exists(path + ".index"));
   RestoreOntoShards(name, path, 2);
   RestoreOntoShards(name, path, 8);
   RestoreOntoOneVariable(name, path);

@@ -5,6 +5,7 @@
 // that rebuild a graph under the same names Reset it first.
 #include <boost/test/unit_test.hpp>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -115,7 +116,15 @@ struct Saved {
     modified_values = Fetch(*session, model);
     BOOST_TEST_REQUIRE(!BitwiseEqual(saved_values, modified_values));
   }
-  std::string file() const { return checkpoint::DataFilePath(path); }
+  // TensorFlow's tensor bundle, the default format.
+  std::string file() const { return path + ".data-00000-of-00001"; }
+  std::string index() const { return path + ".index"; }
+};
+
+// Sets ACTORFLOW_CHECKPOINT_FORMAT for one test (the .afckpt format).
+struct FormatGuard {
+  explicit FormatGuard(const char* format) { ::setenv("ACTORFLOW_CHECKPOINT_FORMAT", format, 1); }
+  ~FormatGuard() { ::unsetenv("ACTORFLOW_CHECKPOINT_FORMAT"); }
 };
 
 BOOST_AUTO_TEST_SUITE(saver)
@@ -135,7 +144,7 @@ BOOST_AUTO_TEST_CASE(save_modify_restore_gives_identical_tensors) {
   std::string path;
   BOOST_TEST_REQUIRE(t.saver->Save(*t.session, dir.path() + "/plain", -1, &path).ok());
   BOOST_TEST(path == dir.path() + "/plain");
-  BOOST_TEST(fs::exists(dir.path() + "/plain.afckpt"));
+  BOOST_TEST(fs::exists(dir.path() + "/plain.index"));
   BOOST_TEST(LatestCheckpoint(dir.path()) == dir.path() + "/plain");
 }
 
@@ -155,12 +164,14 @@ BOOST_AUTO_TEST_CASE(keeps_the_last_k_and_lists_them_in_the_state_file) {
     Status s = saver.Save(session, prefix, step, &path);
     BOOST_TEST_REQUIRE(s.ok(), s.ToString());
     // The one just written is never deleted.
-    BOOST_TEST(fs::exists(checkpoint::DataFilePath(path)));
+    BOOST_TEST(fs::exists(path + ".index"));
   }
-  BOOST_TEST(!fs::exists(prefix + "-1.afckpt"));
-  BOOST_TEST(!fs::exists(prefix + "-2.afckpt"));
-  BOOST_TEST(fs::exists(prefix + "-3.afckpt"));
-  BOOST_TEST(fs::exists(prefix + "-4.afckpt"));
+  BOOST_TEST(!fs::exists(prefix + "-1.index"));
+  BOOST_TEST(!fs::exists(prefix + "-1.data-00000-of-00001"));
+  BOOST_TEST(!fs::exists(prefix + "-2.index"));
+  BOOST_TEST(fs::exists(prefix + "-3.index"));
+  BOOST_TEST(fs::exists(prefix + "-4.index"));
+  BOOST_TEST(fs::exists(prefix + "-4.data-00000-of-00001"));
   CheckpointState state;
   BOOST_TEST_REQUIRE(ReadCheckpointState(dir.path(), &state).ok());
   BOOST_TEST(state.latest == "model-4");
@@ -175,7 +186,7 @@ BOOST_AUTO_TEST_CASE(keeps_the_last_k_and_lists_them_in_the_state_file) {
   for (int step = 1; step <= 7; ++step)
     BOOST_TEST_REQUIRE(everything.Save(session, all_dir.path() + "/m", step, nullptr).ok());
   for (int step = 1; step <= 7; ++step)
-    BOOST_TEST(fs::exists(all_dir.path() + "/m-" + std::to_string(step) + ".afckpt"));
+    BOOST_TEST(fs::exists(all_dir.path() + "/m-" + std::to_string(step) + ".index"));
   BOOST_TEST_REQUIRE(ReadCheckpointState(all_dir.path(), &state).ok());
   BOOST_TEST(state.all.size() == 7u);
 }
@@ -193,15 +204,17 @@ BOOST_AUTO_TEST_CASE(latest_checkpoint_picks_the_newest) {
     BOOST_TEST_REQUIRE(saver.Save(session, dir.path() + "/model", step, nullptr).ok());
   BOOST_TEST(LatestCheckpoint(dir.path()) == dir.path() + "/model-30");
   // A state file naming a deleted checkpoint finds none.
-  fs::remove(dir.path() + "/model-30.afckpt");
+  fs::remove(dir.path() + "/model-30.index");
   BOOST_TEST(LatestCheckpoint(dir.path()).empty());
 }
 
-void ExpectDataLossAndNothingChanged(Saved& t, const std::string& what) {
+void ExpectDataLossAndNothingChanged(Saved& t, const std::string& what,
+                                     const std::string& named_file = "") {
   Status s = t.saver->Restore(*t.session, t.path);
   BOOST_TEST_MESSAGE(what << ": " << s);
   BOOST_TEST(s.code() == Code::DATA_LOSS, what << ": " << s.ToString());
-  BOOST_TEST(s.message().find(t.file()) != std::string::npos, s.ToString());
+  const std::string file = named_file.empty() ? t.file() : named_file;
+  BOOST_TEST(s.message().find(file) != std::string::npos, s.ToString());
   BOOST_TEST(BitwiseEqual(Fetch(*t.session, t.model), t.modified_values), what);
   // The graph alone (no check of the index first) gives the same
   // guarantee: one RestoreV2 verifies everything before any Assign.
@@ -240,7 +253,7 @@ BOOST_AUTO_TEST_CASE(a_flipped_byte_is_data_loss_and_changes_nothing) {
   uint64_t data_offset = 0;
   {
     std::unique_ptr<CheckpointReader> reader;
-    BOOST_TEST_REQUIRE(CheckpointReader::Open(t.file(), &reader).ok());
+    BOOST_TEST_REQUIRE(CheckpointReader::Open(t.index(), &reader).ok());
     const checkpoint::TensorEntry* last = reader->Find(t.saver->tensor_names().back());
     BOOST_TEST_REQUIRE(last != nullptr);
     data_offset = last->offset;
@@ -250,9 +263,9 @@ BOOST_AUTO_TEST_CASE(a_flipped_byte_is_data_loss_and_changes_nothing) {
   FlipByte(t.file(), data_offset);  // repaired
   BOOST_TEST_REQUIRE(t.saver->Restore(*t.session, t.path).ok());
   BOOST_TEST_REQUIRE(t.session->Run({}, {}, {t.model.modify}, nullptr).ok());
-  // A byte of the index (which ends where the footer starts).
-  FlipByte(t.file(), fs::file_size(t.file()) - checkpoint::kFooterSize - 3);
-  ExpectDataLossAndNothingChanged(t, "index");
+  // A byte of the .index's index block (which ends where the footer starts).
+  FlipByte(t.index(), fs::file_size(t.index()) - 48 - 3);
+  ExpectDataLossAndNothingChanged(t, "index", t.index());
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_file_is_not_found_and_changes_nothing) {
@@ -347,7 +360,8 @@ BOOST_AUTO_TEST_CASE(a_fresh_session_resumes_from_the_latest_checkpoint) {
   // Saving uninitialized variables fails and writes nothing.
   s = saver.Save(session, dir.path() + "/uninit", -1, nullptr);
   BOOST_TEST(s.code() == Code::FAILED_PRECONDITION, s.ToString());
-  BOOST_TEST(!fs::exists(dir.path() + "/uninit.afckpt"));
+  BOOST_TEST(!fs::exists(dir.path() + "/uninit.index"));
+  BOOST_TEST(!fs::exists(dir.path() + "/uninit.data-00000-of-00001"));
 
   const std::string latest = LatestCheckpoint(dir.path());
   BOOST_TEST_REQUIRE(latest == dir.path() + "/model-1");
@@ -370,6 +384,76 @@ BOOST_AUTO_TEST_CASE(a_graph_without_variables_cannot_have_a_saver) {
 }
 
 BOOST_AUTO_TEST_CASE(a_sharded_checkpoint_has_a_shard_per_device_and_restores_anywhere) {
+  TempDir dir;
+  const std::string prefix = dir.path() + "/model";
+  std::vector<float> saved_a, saved_b;
+  {
+    // Two devices, a variable on each, plus one on device 0 again.
+    Scope root = Scope::NewRootScope();
+    Variable a(root.WithOpName("a").WithDevice("/device:CPU:0"),
+               Input::Initializer({1.0f, 2.0f, 3.0f}));
+    Variable b(root.WithOpName("b").WithDevice("/device:CPU:1"), Input::Initializer({4.0f}));
+    Variable c(root.WithOpName("c").WithDevice("/device:CPU:0"), Input::Initializer(5.0f));
+    SaverOptions options;
+    options.sharded = true;
+    options.max_to_keep = 1;
+    Saver saver(root, options);
+    BOOST_TEST_REQUIRE(saver.status().ok(), saver.status());
+    SessionOptions two_devices;
+    two_devices.num_cpu_devices = 2;
+    ClientSession session(root, two_devices);
+    BOOST_TEST_REQUIRE(session.Run({}, {}, {GlobalVariablesInitializer(root)}, nullptr).ok());
+    Status s = saver.Save(session, prefix, 1, nullptr);
+    BOOST_TEST_REQUIRE(s.ok(), s);
+    s = saver.Save(session, prefix, 2, nullptr);
+    BOOST_TEST_REQUIRE(s.ok(), s);
+  }
+  namespace fs = std::filesystem;
+  // TensorFlow's layout: each device wrote PREFIX_temp/part-0000i-of-00002,
+  // MergeV2Checkpoints made one index and a data file per device. Step 1's
+  // went with max_to_keep = 1.
+  BOOST_TEST(fs::exists(prefix + "-2.index"));
+  BOOST_TEST(fs::exists(prefix + "-2.data-00000-of-00002"));
+  BOOST_TEST(fs::exists(prefix + "-2.data-00001-of-00002"));
+  BOOST_TEST(!fs::exists(prefix + "-2_temp"));
+  BOOST_TEST(!fs::exists(prefix + "-1.index"));
+  BOOST_TEST(!fs::exists(prefix + "-1.data-00000-of-00002"));
+  // Data file 0 holds a and c (device 0), data file 1 holds b.
+  std::unique_ptr<CheckpointReader> index;
+  BOOST_TEST_REQUIRE(CheckpointReader::Open(prefix + "-2.index", &index).ok());
+  BOOST_TEST_REQUIRE(index->Find("a") != nullptr);
+  BOOST_TEST(index->Find("a")->shard_id == 0);
+  BOOST_TEST(index->Find("c")->shard_id == 0);
+  BOOST_TEST(index->Find("b")->shard_id == 1);
+
+  // Restored onto one device, in another graph, under another placement.
+  Scope root = Scope::NewRootScope();
+  Variable a(root.WithOpName("a"), Input::Initializer({0.0f, 0.0f, 0.0f}));
+  Variable b(root.WithOpName("b"), Input::Initializer({0.0f}));
+  Variable c(root.WithOpName("c"), Input::Initializer(0.0f));
+  Saver saver(root);
+  ClientSession session(root);
+  const std::string latest = LatestCheckpoint(dir.path());
+  BOOST_TEST(latest == prefix + "-2");
+  Status s = saver.Restore(session, latest);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  std::vector<Tensor> out;
+  BOOST_TEST_REQUIRE(session.Run({a, b, c}, &out).ok());
+  BOOST_TEST(out[0].data<float>()[2] == 3.0f);
+  BOOST_TEST(out[1].data<float>()[0] == 4.0f);
+  BOOST_TEST(out[2].scalar<float>() == 5.0f);
+  // A missing shard is named.
+  fs::remove(prefix + "-2.data-00001-of-00002");
+  s = saver.Restore(session, latest);
+  BOOST_TEST(s.code() == Code::NOT_FOUND, s);
+  BOOST_TEST(s.message().find("00001-of-00002") != std::string::npos, s);
+}
+
+
+// With ACTORFLOW_CHECKPOINT_FORMAT=afckpt: a shard file per device and an
+// index checkpoint listing them (core/checkpoint_shards.h).
+BOOST_AUTO_TEST_CASE(an_afckpt_sharded_checkpoint_has_a_shard_file_per_device) {
+  FormatGuard afckpt("afckpt");
   TempDir dir;
   const std::string prefix = dir.path() + "/model";
   std::vector<float> saved_a, saved_b;

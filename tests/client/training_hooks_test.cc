@@ -188,13 +188,11 @@ BOOST_AUTO_TEST_CASE(the_chief_writes_summaries_and_checkpoints_every_n_steps) {
   std::vector<std::string> kept;
   for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
     const std::string name = e.path().filename().string();
-    if (name.size() > 7 && name.substr(name.size() - 7) == ".afckpt" &&
-        name.find("-of-") == std::string::npos)
-      kept.push_back(name);
+    if (name.size() > 6 && name.substr(name.size() - 6) == ".index") kept.push_back(name);
   }
   std::sort(kept.begin(), kept.end());
-  const std::vector<std::string> want_ckpts = {"model.ckpt-0.afckpt", "model.ckpt-10.afckpt",
-                                               "model.ckpt-4.afckpt", "model.ckpt-8.afckpt"};
+  const std::vector<std::string> want_ckpts = {"model.ckpt-0.index", "model.ckpt-10.index",
+                                               "model.ckpt-4.index", "model.ckpt-8.index"};
   BOOST_TEST(kept == want_ckpts, boost::test_tools::per_element());
   BOOST_TEST(LatestCheckpoint(dir.path()) == dir.path() + "/model.ckpt-10");
 

@@ -94,14 +94,16 @@ BOOST_AUTO_TEST_CASE(backup_workers_train_across_processes_and_account_for_every
   BOOST_TEST(dropped > 0, chief);
 
   // One event file per worker directory, the chief's evaluation apart;
-  // each ps task wrote its shard of the checkpoint ("-0000i-of-0000N").
+  // each ps task wrote its part of the checkpoint, merged into TensorFlow's
+  // layout: one .index and a data file per task (".data-0000i-of-0000N").
   for (const std::string sub : {"worker-0", "worker-1", "worker-2", "eval"}) {
     int files = 0;
     for (const auto& entry : fs::directory_iterator(dir.path() + "/train/" + sub))
       files += entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0;
     BOOST_TEST(files == 1, sub);
   }
-  const std::string last = "model.ckpt-" + std::to_string(static_cast<int>(steps)) + "-0000";
+  const std::string last =
+      "model.ckpt-" + std::to_string(static_cast<int>(steps)) + ".data-0000";
   int shards = 0;
   for (const auto& entry : fs::directory_iterator(dir.path() + "/train"))
     shards += entry.path().filename().string().rfind(last, 0) == 0;

@@ -1,5 +1,6 @@
 // SaveV2/RestoreV2 and Save/Restore kernels: round trips of every dtype and
 // the errors a restore must report without producing any tensor.
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -61,6 +62,8 @@ const std::vector<DataType> kDtypes = {DT_FLOAT, DT_DOUBLE, DT_INT32,  DT_UINT8,
                                        DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF,
                                        DT_UINT32, DT_UINT64, DT_QINT8, DT_QUINT8, DT_QINT32};
 
+const std::vector<std::string> kBundleFiles = {"m.data-00000-of-00001", "m.index"};
+
 BOOST_AUTO_TEST_SUITE(checkpoint_ops)
 
 BOOST_AUTO_TEST_CASE(save_v2_then_restore_v2_gives_identical_tensors) {
@@ -73,7 +76,9 @@ BOOST_AUTO_TEST_CASE(save_v2_then_restore_v2_gives_identical_tensors) {
   }
   const std::string prefix = dir / "sub/dir/model.ckpt-7";  // directories are created
   AF_REQUIRE_OK(SaveV2(prefix, names, tensors));
-  BOOST_TEST(test::ReadBytes(prefix + ".afckpt").size() > 0u);
+  // TensorFlow's tensor bundle by default.
+  BOOST_TEST(test::ReadBytes(prefix + ".index").size() > 0u);
+  BOOST_TEST(test::ReadBytes(prefix + ".data-00000-of-00001").size() > 0u);
 
   auto restored = RestoreV2(prefix, names, kDtypes);
   AF_REQUIRE_OK(restored.status());
@@ -145,7 +150,7 @@ BOOST_AUTO_TEST_CASE(corrupt_and_truncated_files_are_data_loss) {
   const std::string prefix = dir / "m";
   AF_REQUIRE_OK(SaveV2(prefix, {"w", "b"}, {Tensor::FromVector<float>({1, 2, 3, 4}),
                                             Tensor::Scalar<double>(3)}));
-  const std::string file = prefix + ".afckpt";
+  const std::string file = prefix + ".data-00000-of-00001";
   const std::string good = test::ReadBytes(file);
 
   test::WriteBytes(file, good.substr(0, good.size() - 10));
@@ -154,10 +159,10 @@ BOOST_AUTO_TEST_CASE(corrupt_and_truncated_files_are_data_loss) {
   BOOST_CHECK_MESSAGE(out.status().message().find(file) != std::string::npos,
                       out.status().message());
 
-  // A flipped bit in w's data (the first tensor, at the first aligned
-  // offset): b alone still restores, but a restore of both fails as a whole.
+  // A flipped bit in w's data (the first tensor, at offset 0): b alone
+  // still restores, but a restore of both fails as a whole.
   std::string bad = good;
-  bad[checkpoint::kDataAlignment + 5] ^= 0x04;
+  bad[5] ^= 0x04;
   test::WriteBytes(file, bad);
   AF_EXPECT_OK(RestoreV2(prefix, {"b"}, {DT_DOUBLE}).status());
   out = RestoreV2(prefix, {"b", "w"}, {DT_DOUBLE, DT_FLOAT});
@@ -175,7 +180,7 @@ BOOST_AUTO_TEST_CASE(a_failed_save_keeps_the_previous_checkpoint) {
                     {Tensor::FromVector<float>({2}), Tensor::FromVector<float>({3})});
   BOOST_TEST(s.code() == Code::INVALID_ARGUMENT);
   BOOST_CHECK_MESSAGE(s.message().find("save") != std::string::npos, s.message());
-  BOOST_TEST(dir.List() == std::vector<std::string>{"m.afckpt"});
+  BOOST_TEST(dir.List() == kBundleFiles);
   auto out = RestoreV2(prefix, {"w"}, {DT_FLOAT});
   AF_REQUIRE_OK(out.status());
   AF_EXPECT_OK(CheckTensor((*out)[0], DT_FLOAT, {1}, {1}));
@@ -185,7 +190,56 @@ BOOST_AUTO_TEST_CASE(a_failed_save_keeps_the_previous_checkpoint) {
   r.Input(Tensor::Scalar<std::string>(dir / "other")).Input(Strings({"a", "b"}));
   r.Input(Strings({"", ""})).Input(Tensor::Scalar<float>(1));
   BOOST_TEST(r.Run().status().code() == Code::INVALID_ARGUMENT);
-  BOOST_TEST(dir.List() == std::vector<std::string>{"m.afckpt"});
+  BOOST_TEST(dir.List() == kBundleFiles);
+}
+
+// With ACTORFLOW_CHECKPOINT_FORMAT=afckpt SaveV2 writes PREFIX.afckpt;
+// RestoreV2 reads either format whatever the variable says.
+BOOST_AUTO_TEST_CASE(afckpt_on_request_and_both_formats_restore) {
+  ScratchDir dir;
+  ::setenv("ACTORFLOW_CHECKPOINT_FORMAT", "afckpt", 1);
+  Status s = SaveV2(dir / "own", {"w"}, {Tensor::FromVector<float>({4, 5})});
+  ::setenv("ACTORFLOW_CHECKPOINT_FORMAT", "bogus", 1);
+  Status bad = SaveV2(dir / "bad", {"w"}, {Tensor::FromVector<float>({4, 5})});
+  ::unsetenv("ACTORFLOW_CHECKPOINT_FORMAT");
+  AF_REQUIRE_OK(s);
+  BOOST_TEST(bad.code() == Code::INVALID_ARGUMENT);
+  BOOST_CHECK_MESSAGE(bad.message().find("bogus") != std::string::npos, bad.message());
+  AF_REQUIRE_OK(SaveV2(dir / "tf", {"w"}, {Tensor::FromVector<float>({6, 7})}));
+  BOOST_TEST(dir.List() == (std::vector<std::string>{"own.afckpt", "tf.data-00000-of-00001",
+                                                     "tf.index"}));
+  auto own = RestoreV2(dir / "own", {"w"}, {DT_FLOAT});
+  AF_REQUIRE_OK(own.status());
+  AF_EXPECT_OK(CheckTensor((*own)[0], DT_FLOAT, {2}, {4, 5}));
+  auto tf = RestoreV2(dir / "tf", {"w"}, {DT_FLOAT});
+  AF_REQUIRE_OK(tf.status());
+  AF_EXPECT_OK(CheckTensor((*tf)[0], DT_FLOAT, {2}, {6, 7}));
+}
+
+// MergeV2Checkpoints over two SaveV2 bundles, as a sharded Saver runs it.
+BOOST_AUTO_TEST_CASE(merge_v2_checkpoints) {
+  ScratchDir dir;
+  AF_REQUIRE_OK(SaveV2(dir / "m_temp/part-00000-of-00002", {"a"}, {Tensor::Scalar<int32_t>(1)}));
+  AF_REQUIRE_OK(SaveV2(dir / "m_temp/part-00001-of-00002", {"b"}, {Tensor::Scalar<int32_t>(2)}));
+  KernelRunner merge("MergeV2Checkpoints", "merge");
+  merge.Attr("delete_old_dirs", true).Attr("allow_missing_files", false);
+  merge.Input(Strings({dir / "m_temp/part-00000-of-00002", dir / "m_temp/part-00001-of-00002"}))
+      .Input(Tensor::Scalar<std::string>(dir / "m"));
+  AF_REQUIRE_OK(merge.Run().status());
+  BOOST_TEST(dir.List() == (std::vector<std::string>{"m.data-00000-of-00002",
+                                                     "m.data-00001-of-00002", "m.index"}));
+  auto out = RestoreV2(dir / "m", {"b", "a"}, {DT_INT32, DT_INT32});
+  AF_REQUIRE_OK(out.status());
+  BOOST_TEST((*out)[0].scalar<int32_t>() == 2);
+  BOOST_TEST((*out)[1].scalar<int32_t>() == 1);
+
+  KernelRunner again("MergeV2Checkpoints", "merge");
+  again.Attr("delete_old_dirs", true).Attr("allow_missing_files", false);
+  again.Input(Strings({dir / "m_temp/part-00000-of-00002"}))
+      .Input(Tensor::Scalar<std::string>(dir / "x"));
+  Status s = again.Run().status();
+  BOOST_TEST(s.code() == Code::NOT_FOUND);
+  BOOST_CHECK_MESSAGE(s.message().find("merge") != std::string::npos, s.message());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -4,9 +4,12 @@
 // several shard files; the whole assembles from slices and a slice comes
 // out of a tensor saved whole. Gaps and mismatched full shapes are errors
 // that name the tensor, the request and what the checkpoint holds.
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/bundle/bundle_merge.h"
 #include "core/checkpoint_format.h"
 #include "core/checkpoint_reader.h"
 #include "core/checkpoint_shards.h"
@@ -99,7 +102,8 @@ BOOST_AUTO_TEST_CASE(slices_are_keyed_by_the_full_name_and_the_slice) {
   ScratchDir dir;
   SaveFourRowSlices(dir / "m", "emb");
   std::unique_ptr<CheckpointReader> reader;
-  AF_REQUIRE_OK(CheckpointReader::Open(dir / "m.afckpt", &reader));
+  // A tensor bundle (the default) shows its slices under the same keys.
+  AF_REQUIRE_OK(CheckpointReader::Open(dir / "m.index", &reader));
   std::vector<std::string> keys;
   for (const auto& e : reader->entries()) keys.push_back(e.name);
   BOOST_TEST(keys == (std::vector<std::string>{"emb@10 4 0,3:0,4", "emb@10 4 3,3:0,4",
@@ -151,7 +155,15 @@ BOOST_AUTO_TEST_CASE(the_whole_from_slices_and_a_slice_from_the_whole) {
   AF_EXPECT_OK(CheckTensor((*parts)[2], DT_FLOAT, {4, 2}, GridBox(3, 4, 2, 2)));
 }
 
+// Sets ACTORFLOW_CHECKPOINT_FORMAT for the sharded .afckpt layout
+// (core/checkpoint_shards.h) while it lives.
+struct AfckptFormat {
+  AfckptFormat() { ::setenv("ACTORFLOW_CHECKPOINT_FORMAT", "afckpt", 1); }
+  ~AfckptFormat() { ::unsetenv("ACTORFLOW_CHECKPOINT_FORMAT"); }
+};
+
 BOOST_AUTO_TEST_CASE(slices_spread_over_shard_files_restore_together) {
+  AfckptFormat afckpt;
   ScratchDir dir;
   const std::string prefix = dir / "m";
   const Tensor g = Grid(10, 4);
@@ -170,6 +182,32 @@ BOOST_AUTO_TEST_CASE(slices_spread_over_shard_files_restore_together) {
   AF_REQUIRE_OK(whole.status());
   AF_EXPECT_OK(CheckTensor((*whole)[0], DT_FLOAT, {10, 4}, GridBox(0, 10, 0, 4)));
   AF_EXPECT_OK(CheckTensor((*whole)[1], DT_FLOAT, {}, {7}));
+}
+
+// The same slices as two tensor bundles merged by MergeV2Checkpoints, as
+// TensorFlow's sharded saver leaves them: one index, two data files.
+BOOST_AUTO_TEST_CASE(slices_in_merged_bundles_restore_together) {
+  ScratchDir dir;
+  const std::string prefix = dir / "m";
+  const Tensor g = Grid(10, 4);
+  const std::string part0 = dir / "m_temp/part-00000-of-00002";
+  const std::string part1 = dir / "m_temp/part-00001-of-00002";
+  AF_REQUIRE_OK(SaveV2(part0, {"emb", "emb", "other"}, {Rows(10, 4, 0, 3), Rows(10, 4, 6, 2), ""},
+                       {Box(g, 0, 3, 0, 4), Box(g, 6, 2, 0, 4), Tensor::Scalar<float>(7)}));
+  AF_REQUIRE_OK(SaveV2(part1, {"emb", "emb"}, {Rows(10, 4, 3, 3), Rows(10, 4, 8, 2)},
+                       {Box(g, 3, 3, 0, 4), Box(g, 8, 2, 0, 4)}));
+  AF_REQUIRE_OK(bundle::MergeBundles({part0, part1}, prefix, true, false));
+  CheckRowSlices(prefix, "emb", {0, 5, 10});
+  CheckRowSlices(prefix, "emb", {0, 2, 4, 5, 6, 7, 8, 9, 10});
+  auto whole = RestoreV2(prefix, {"emb", "other"}, {"", ""});
+  AF_REQUIRE_OK(whole.status());
+  AF_EXPECT_OK(CheckTensor((*whole)[0], DT_FLOAT, {10, 4}, GridBox(0, 10, 0, 4)));
+  AF_EXPECT_OK(CheckTensor((*whole)[1], DT_FLOAT, {}, {7}));
+  // Slices of different full shapes cannot be merged.
+  AF_REQUIRE_OK(SaveV2(dir / "x0", {"emb"}, {Rows(10, 4, 0, 5)}, {Box(g, 0, 5, 0, 4)}));
+  AF_REQUIRE_OK(SaveV2(dir / "x1", {"emb"}, {Rows(12, 4, 5, 5)}, {Box(g, 5, 5, 0, 4)}));
+  Status s = bundle::MergeBundles({dir / "x0", dir / "x1"}, dir / "x", false, false);
+  BOOST_TEST(s.code() == Code::INVALID_ARGUMENT, s);
 }
 
 BOOST_AUTO_TEST_CASE(a_gap_is_not_found_naming_what_is_missing) {
@@ -212,14 +250,17 @@ BOOST_AUTO_TEST_CASE(a_different_full_shape_is_invalid_argument) {
   BOOST_TEST(from_whole.status().code() == Code::INVALID_ARGUMENT, from_whole.status());
   BOOST_TEST(from_whole.status().message().find("[10,4]") != std::string::npos,
              from_whole.status());
-  // Saved slices that disagree among themselves (two saves into shards).
+  // Saved slices that disagree among themselves (two saves into .afckpt
+  // shards; merging tensor bundles refuses them, see above).
   const std::string prefix = dir / "mixed";
   const Tensor g = Grid(10, 4);
+  std::optional<AfckptFormat> afckpt(std::in_place);
   AF_REQUIRE_OK(
       SaveV2(ShardedPrefix(prefix, 0, 2), {"emb"}, {Rows(10, 4, 0, 5)}, {Box(g, 0, 5, 0, 4)}));
   AF_REQUIRE_OK(
       SaveV2(ShardedPrefix(prefix, 1, 2), {"emb"}, {Rows(12, 4, 5, 5)}, {Box(g, 5, 5, 0, 4)}));
   AF_REQUIRE_OK(WriteShardIndex(prefix, 2));
+  afckpt.reset();
   auto mixed = RestoreV2(prefix, {"emb"}, {""});
   BOOST_TEST(mixed.status().code() == Code::INVALID_ARGUMENT, mixed.status());
   BOOST_TEST(mixed.status().message().find("12 4 5,5:0,4") != std::string::npos, mixed.status());
@@ -274,9 +315,9 @@ BOOST_AUTO_TEST_CASE(string_slices_assemble_too) {
 BOOST_AUTO_TEST_CASE(a_corrupt_slice_fails_the_whole_restore) {
   ScratchDir dir;
   SaveFourRowSlices(dir / "m", "emb");
-  std::string bytes = ReadBytes(dir / "m.afckpt");
-  bytes[checkpoint::kDataAlignment + 1] ^= 0x10;  // in the first slice's data
-  WriteBytes(dir / "m.afckpt", bytes);
+  std::string bytes = ReadBytes(dir / "m.data-00000-of-00001");
+  bytes[1] ^= 0x10;  // in the first slice's data
+  WriteBytes(dir / "m.data-00000-of-00001", bytes);
   CheckRowSlices(dir / "m", "emb", {6, 10});  // slices 3 and 4 are intact
   auto out = RestoreV2(dir / "m", {"emb", "emb"}, {Rows(10, 4, 5, 5), Rows(10, 4, 0, 5)});
   BOOST_TEST(out.status().code() == Code::DATA_LOSS, out.status());

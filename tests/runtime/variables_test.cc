@@ -151,10 +151,11 @@ BOOST_AUTO_TEST_CASE(a_failed_restore_changes_no_variable) {
                            .ok());
     BOOST_TEST_REQUIRE(RunWith(change, &rm, 0, &out).ok());
   }
-  const std::string file = checkpoint::DataFilePath(prefix);
+  // A tensor bundle (SaveV2's default): a's 8 bytes, then b's.
+  const std::string file = prefix + ".data-00000-of-00001";
   const std::string good = ReadBytes(file);
   std::string bad = good;
-  bad[2 * checkpoint::kDataAlignment + 1] ^= 0x20;  // b: the second tensor
+  bad[8 + 1] ^= 0x20;  // b: the second tensor
   WriteBytes(file, bad);
 
   s = RunWith(restore, &rm, 0, &out);
