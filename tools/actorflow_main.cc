@@ -12,9 +12,9 @@ namespace af::tools {
 namespace {
 
 // New subcommands are listed here once they exist.
-const std::array<const Subcommand*, 6> kSubcommands = {&kCheckpointCommand, &kClusterCommand,
-                                                       &kEventsCommand,     &kInspectCommand,
-                                                       &kRunCommand,        &kServerCommand};
+const std::array<const Subcommand*, 7> kSubcommands = {
+    &kCheckpointCommand, &kClusterCommand,    &kEventsCommand, &kInspectCommand,
+    &kRunCommand,        &kSavedModelCommand, &kServerCommand};
 
 const Subcommand* FindSubcommand(std::string_view name) {
   for (const Subcommand* c : kSubcommands) {

@@ -17,9 +17,12 @@ constexpr size_t kLineWidth = 75;
 
 double ValueAsDouble(const Tensor& t, int64_t i) {
   switch (t.dtype()) {
-    case DT_FLOAT: return t.data<float>()[i];
-    case DT_DOUBLE: return t.data<double>()[i];
-    default: return 0;
+    case DT_FLOAT:
+      return t.data<float>()[i];
+    case DT_DOUBLE:
+      return t.data<double>()[i];
+    default:
+      return 0;
   }
 }
 
@@ -86,8 +89,8 @@ std::string FormatFloat(double v, bool single, const FloatFormat& f) {
     return buf;
   }
   auto [ip, frac] = Positional(v, single);
-  std::string s = std::string(f.int_width > ip.size() ? f.int_width - ip.size() : 0, ' ') + ip +
-                  "." + frac;
+  std::string s =
+      std::string(f.int_width > ip.size() ? f.int_width - ip.size() : 0, ' ') + ip + "." + frac;
   s += std::string(static_cast<size_t>(f.fraction_digits) - frac.size(), ' ');
   return s;
 }
@@ -103,7 +106,8 @@ FloatFormat ChooseFloatFormat(const Tensor& t, const std::vector<int64_t>& shown
     max_abs = std::max(max_abs, a);
     if (a != 0) min_abs = std::min(min_abs, a);
   }
-  f.scientific = max_abs >= 1e8 || (min_abs < 1e-4) || (min_abs != INFINITY && max_abs / min_abs > 1e3);
+  f.scientific =
+      max_abs >= 1e8 || (min_abs < 1e-4) || (min_abs != INFINITY && max_abs / min_abs > 1e3);
   if (min_abs == INFINITY) f.scientific = max_abs >= 1e8;
   for (int64_t i : shown) {
     const double v = ValueAsDouble(t, i);
@@ -134,8 +138,10 @@ FloatFormat ChooseFloatFormat(const Tensor& t, const std::vector<int64_t>& shown
 std::string Element(const Tensor& t, int64_t i, const FloatFormat& f) {
   switch (t.dtype()) {
     case DT_FLOAT:
-    case DT_DOUBLE: return FormatFloat(ValueAsDouble(t, i), t.dtype() == DT_FLOAT, f);
-    case DT_BOOL: return t.data<bool>()[i] ? "True" : "False";
+    case DT_DOUBLE:
+      return FormatFloat(ValueAsDouble(t, i), t.dtype() == DT_FLOAT, f);
+    case DT_BOOL:
+      return t.data<bool>()[i] ? "True" : "False";
     case DT_STRING: {
       // numpy shows bytes objects as b'...'.
       std::string s = "b'";
@@ -153,7 +159,8 @@ std::string Element(const Tensor& t, int64_t i, const FloatFormat& f) {
       }
       return s + "'";
     }
-    default: return t.ValueString(i);
+    default:
+      return t.ValueString(i);
   }
 }
 
@@ -227,7 +234,8 @@ struct Printer {
       return s + "]";
     }
     for (size_t j = 0; j < ks.size(); ++j) {
-      if (j > 0) s += std::string(static_cast<size_t>(rank - d - 1), '\n') + std::string(indent, ' ');
+      if (j > 0)
+        s += std::string(static_cast<size_t>(rank - d - 1), '\n') + std::string(indent, ' ');
       if (ks[j] < 0) {
         s += "...";
         continue;

@@ -29,5 +29,6 @@ extern const Subcommand kRunCommand;     // tools/run_command.cc
 extern const Subcommand kCheckpointCommand;  // tools/checkpoint_command.cc
 extern const Subcommand kEventsCommand;      // tools/events_command.cc
 extern const Subcommand kClusterCommand;     // tools/cluster_command.cc
+extern const Subcommand kSavedModelCommand;  // tools/saved_model_command.cc
 
 }  // namespace af::tools

@@ -36,13 +36,15 @@ const char* Usage() {
          "         [--optimizer adam|momentum|sgd|adagrad|rmsprop] [--learning_rate R]\n"
          "         [--lr_decay 0.1]\n"
          "         [--threads 2] [--device cpu|gpu] [--data_dir DIR] [--logdir DIR] [--checkpoint_secs 60]\n"
-         "         [--resume true|false] [--max_examples N] [--seed 1]\n"
+         "         [--resume true|false] [--max_examples N] [--seed 1] [--export_dir DIR]\n"
          "         [--trace FILE.json] [--summary_steps 50] [--progress true|false]\n"
          "         [--cluster SPEC --job worker --task I] [--protocol async|sync|backup:B|ssp:S]\n"
          "         [--ps_strategy greedy|round_robin] [--sync_timeout_ms 30000]\n"
          "Trains on Fashion-MNIST read by reader ops through a shuffling queue,\n"
          "evaluates on the 10,000 test images after each epoch, checkpoints to\n"
          "--logdir every --checkpoint_secs and resumes from its latest checkpoint.\n"
+         "--export_dir writes the trained model as a TensorFlow SavedModel (tag serve,\n"
+         "signature serving_default: images [N,28,28,1] -> logits [N,10]).\n"
          "\n"
          "Across a cluster (--cluster/--job/--task, or TensorFlow's TF_CONFIG as\n"
          "`actorflow cluster --ps 2 --workers 3 -- fashion_mnist ...` sets it): the\n"
@@ -69,6 +71,7 @@ Status ParseOptions(int argc, char** argv, Options* o, bool* help) {
       {"--threads", [&](auto& f, auto& v) { AF_RETURN_IF_ERROR(ToInt(f, v, &n)); o->threads = static_cast<int>(n); return Status::OK(); }},
       {"--data_dir", [&](auto&, auto& v) { o->data_dir = v; return Status::OK(); }},
       {"--logdir", [&](auto&, auto& v) { o->logdir = v; return Status::OK(); }},
+      {"--export_dir", [&](auto&, auto& v) { o->export_dir = v; return Status::OK(); }},
       {"--checkpoint_secs", [&](auto& f, auto& v) { return ToDouble(f, v, &o->checkpoint_secs); }},
       {"--resume", [&](auto& f, auto& v) { return ToBool(f, v, &o->resume); }},
       {"--max_examples", [&](auto& f, auto& v) { return ToInt(f, v, &o->max_examples); }},

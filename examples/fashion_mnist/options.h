@@ -18,6 +18,7 @@ struct Options {
   std::string device = "cpu";     // "gpu": the model and its training on /device:GPU:0
   std::string data_dir = "/usr/share/datasets/fashion-mnist";
   std::string logdir;             // checkpoints and event files; "" = none
+  std::string export_dir;         // a TensorFlow SavedModel of the trained model; "" = none
   double checkpoint_secs = 60;    // 0: only at epoch ends
   bool resume = true;             // continue from logdir's latest checkpoint
   int64_t max_examples = 0;       // train on the first N examples only (0: all)

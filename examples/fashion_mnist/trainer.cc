@@ -20,6 +20,7 @@
 #include "examples/fashion_mnist/input_pipeline.h"
 #include "examples/fashion_mnist/optimizer_choice.h"
 #include "examples/fashion_mnist/progress.h"
+#include "examples/fashion_mnist/saved_model_export.h"
 #include "examples/models/mnist_models.h"
 
 namespace af::fmnist {
@@ -249,7 +250,12 @@ Status Train(const Options& o, TrainReport* report) {
     if (status.ok()) status = closed;
   }
   if (!status.ok()) return status;
-  return joined;
+  AF_RETURN_IF_ERROR(joined);
+  if (!o.export_dir.empty()) {
+    AF_RETURN_IF_ERROR(ExportServingModel(root, session, g.images, g.model.logits, o.export_dir));
+    progress.Print("exported a SavedModel to " + o.export_dir);
+  }
+  return Status::OK();
 }
 
 }  // namespace af::fmnist
