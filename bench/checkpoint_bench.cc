@@ -4,7 +4,7 @@
 // tensor and checks its CRC32C, as RestoreV2 does. Figures include the
 // fsync of each file (a checkpoint is durable when Save returns), so they
 // depend on the disk more than on the code. Also the load time of
-// TensorFlow's half-plus-two checkpoint (tests/data/tf_bundles).
+// TensorFlow's half-plus-two checkpoint (the SavedModels in tests/data/saved_models).
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -88,7 +88,8 @@ int main() {
   PrintResult("checkpoint", "load_afckpt", extra, "throughput", mb / load_own, "MB/s");
 
   const std::string half_plus_two =
-      std::string(AF_SOURCE_DIR) + "/tests/data/tf_bundles/half_plus_two_cpu/variables.index";
+      std::string(AF_SOURCE_DIR) +
+      "/tests/data/saved_models/saved_model_half_plus_two_cpu/00000123/variables/variables.index";
   const double small = TimePerCall([&] { LoadAll(half_plus_two); }, 0.5, 10, 3);
   PrintResult("checkpoint", "load_tf_half_plus_two", "\"tensors\":5", "seconds", small, "s");
 

@@ -105,16 +105,17 @@ void FuzzRecords(const std::string& source_prefix, int rounds, unsigned seed) {
 BOOST_AUTO_TEST_SUITE(bundle_fuzz)
 
 BOOST_AUTO_TEST_CASE(mutated_records_with_valid_checksums) {
-  const std::string base = std::string(AF_TEST_DATA_DIR) + "/tf_bundles/";
-  FuzzRecords(base + "half_plus_two_cpu/variables", 150, 5);
-  FuzzRecords(base + "half_plus_two_tf2_cpu/variables", 150, 6);
+  const std::string base = std::string(AF_TEST_DATA_DIR) + "/saved_models/";
+  FuzzRecords(base + "saved_model_half_plus_two_cpu/00000123/variables/variables", 150, 5);
+  FuzzRecords(base + "saved_model_half_plus_two_tf2_cpu/00000123/variables/variables", 150, 6);
 }
 
 BOOST_AUTO_TEST_CASE(mutated_tensorflow_indexes) {
-  const std::string base = std::string(AF_TEST_DATA_DIR) + "/tf_bundles/";
-  FuzzIndex(base + "counter/variables", 150, 1);
-  FuzzIndex(base + "half_plus_two_cpu/variables", 150, 2);  // snappy blocks
-  FuzzIndex(base + "half_plus_two_tf2_cpu/variables", 150, 3);
+  const std::string base = std::string(AF_TEST_DATA_DIR) + "/saved_models/";
+  FuzzIndex(base + "saved_model_counter/00000123/variables/variables", 150, 1);
+  FuzzIndex(base + "saved_model_half_plus_two_cpu/00000123/variables/variables", 150,
+            2);  // snappy blocks
+  FuzzIndex(base + "saved_model_half_plus_two_tf2_cpu/00000123/variables/variables", 150, 3);
 }
 
 BOOST_AUTO_TEST_CASE(mutated_written_indexes) {

@@ -1,4 +1,4 @@
-// Tensor-bundle checkpoints written by TensorFlow (tests/data/tf_bundles):
+// Tensor-bundle checkpoints written by TensorFlow (the SavedModels in tests/data/saved_models):
 // every value, through the bundle reader and through CheckpointReader, and
 // the string layout TensorFlow 2 uses for its object graph.
 #include <boost/test/unit_test.hpp>
@@ -16,7 +16,8 @@ namespace af::bundle {
 namespace {
 
 std::string Prefix(const std::string& model) {
-  return std::string(AF_TEST_DATA_DIR) + "/tf_bundles/" + model + "/variables";
+  return std::string(AF_TEST_DATA_DIR) + "/saved_models/saved_model_" + model +
+         "/00000123/variables/variables";
 }
 
 float ReadFloat(const CheckpointReader& reader, const std::string& name) {

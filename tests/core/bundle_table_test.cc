@@ -63,7 +63,8 @@ BOOST_AUTO_TEST_CASE(separators_are_leveldbs) {
 // TensorFlow's uncompressed index of the counter model, rebuilt from its
 // own entries, is the same file byte for byte.
 BOOST_AUTO_TEST_CASE(rebuilds_tensorflows_file_byte_for_byte) {
-  const std::string original = test::ReadBytes(DataFile("tf_bundles/counter/variables.index"));
+  const std::string original = test::ReadBytes(
+      DataFile("saved_models/saved_model_counter/00000123/variables/variables.index"));
   BOOST_TEST_REQUIRE(original.size() == 123u);
   std::vector<KeyValue> entries;
   Status s = ReadTable(original, &entries);
@@ -76,8 +77,8 @@ BOOST_AUTO_TEST_CASE(rebuilds_tensorflows_file_byte_for_byte) {
 
 BOOST_AUTO_TEST_CASE(snappy_blocks_of_tensorflows_files_read) {
   for (const char* m : {"half_plus_two_cpu", "half_plus_two_tf2_cpu"}) {
-    const std::string file =
-        test::ReadBytes(DataFile(std::string("tf_bundles/") + m + "/variables.index"));
+    const std::string file = test::ReadBytes(DataFile(std::string("saved_models/saved_model_") + m +
+                                                      "/00000123/variables/variables.index"));
     std::vector<KeyValue> entries;
     Status s = ReadTable(file, &entries);
     BOOST_TEST_REQUIRE(s.ok(), s.ToString());

@@ -23,18 +23,19 @@ using af::testing::Contains;
 
 using TempDir = af::testing::TempDir;
 
-void WriteText(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
+void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 std::string FloatConst(const std::string& name, float a, float b) {
-  return "node { name: '" + name + "' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }"
+  return "node { name: '" + name +
+         "' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }"
          " attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } }"
-         " float_val: " + std::to_string(a) + " float_val: " + std::to_string(b) + " } } } }\n";
+         " float_val: " +
+         std::to_string(a) + " float_val: " + std::to_string(b) + " } } } }\n";
 }
 
 std::string StringConst(const std::string& name, const std::string& value, bool vector) {
-  return "node { name: '" + name + "' op: 'Const' attr { key: 'dtype' value { type: DT_STRING } }"
+  return "node { name: '" + name +
+         "' op: 'Const' attr { key: 'dtype' value { type: DT_STRING } }"
          " attr { key: 'value' value { tensor { dtype: DT_STRING tensor_shape { " +
          (vector ? "dim { size: 1 } " : "") + "} string_val: '" + value + "' } } } }\n";
 }
@@ -80,7 +81,7 @@ BOOST_AUTO_TEST_CASE(save_inspect_and_restore_through_the_command_line) {
 
   // A directory means its latest checkpoint.
   WriteText(dir.path() + "/checkpoint", "model_checkpoint_path: \"model.ckpt-1\"\n"
-                                      "all_model_checkpoint_paths: \"model.ckpt-1\"\n");
+                                        "all_model_checkpoint_paths: \"model.ckpt-1\"\n");
   r = Actorflow("checkpoint inspect " + dir.path());
   BOOST_TEST_INFO(r.output);
   BOOST_TEST(r.exit_code == 0);
@@ -98,7 +99,8 @@ BOOST_AUTO_TEST_CASE(damaged_checkpoints_print_data_loss_and_exit_1) {
   TempDir dir;
   const std::string prefix = dir.path() + "/m";
   WriteText(dir.path() + "/save.pbtxt", SaveGraph(prefix));
-  BOOST_REQUIRE(Actorflow("run --graph " + dir.path() + "/save.pbtxt --target save").exit_code == 0);
+  BOOST_REQUIRE(Actorflow("run --graph " + dir.path() + "/save.pbtxt --target save").exit_code ==
+                0);
   const std::string file = prefix + ".data-00000-of-00001";
 
   // A flipped bit in the tensor's bytes.
@@ -148,7 +150,8 @@ BOOST_AUTO_TEST_CASE(missing_checkpoints_and_bad_usage) {
 }
 
 std::string RealBundle(const std::string& model) {
-  return std::string(AF_TEST_DATA_DIR) + "/tf_bundles/" + model + "/variables";
+  return std::string(AF_TEST_DATA_DIR) + "/saved_models/saved_model_" + model +
+         "/00000123/variables/variables";
 }
 
 BOOST_AUTO_TEST_CASE(inspect_tensorflows_checkpoints_and_print_a_tensor) {
@@ -187,7 +190,8 @@ BOOST_AUTO_TEST_CASE(convert_between_bundle_and_afckpt) {
   BOOST_TEST_INFO(r.output);
   BOOST_TEST(Contains(r.output, "tensor_name:  a2\n0.5\n"));
   // Forced format, and a bad one.
-  r = Actorflow("checkpoint convert " + dir.path() + "/back " + dir.path() + "/again --format afckpt");
+  r = Actorflow("checkpoint convert " + dir.path() + "/back " + dir.path() +
+                "/again --format afckpt");
   BOOST_TEST(r.exit_code == 0);
   BOOST_TEST(std::filesystem::exists(dir.path() + "/again.afckpt"));
   r = Actorflow("checkpoint convert " + dir.path() + "/back " + dir.path() + "/x --format zip");
