@@ -60,6 +60,21 @@ std::shared_ptr<const std::string>& TaskSlot() {
 // Paths in the log are from the repository root: the prefix is what
 // precedes this file's own path in __FILE__.
 std::string_view RepositoryPath(const char* file) {
+  std::string_view path = file;
+#ifdef AF_SOURCE_ROOT
+  // The checkout this was built from: other units' __FILE__ may be absolute
+  // while this one's is relative, or the other way round (ccache's base_dir
+  // makes paths inside the checkout relative, but not for every unit).
+  constexpr std::string_view root = AF_SOURCE_ROOT "/";
+  if (path.size() > root.size() && path.substr(0, root.size()) == root) {
+    return path.substr(root.size());
+  }
+#endif
+  // Relative to a build directory inside the checkout.
+  if (path.starts_with("../")) {
+    while (path.starts_with("../")) path.remove_prefix(3);
+    return path;
+  }
   static const size_t prefix = [] {
     const std::string_view self = __FILE__;
     const std::string_view tail = "core/logging.cc";
@@ -67,7 +82,6 @@ std::string_view RepositoryPath(const char* file) {
                ? self.size() - tail.size()
                : 0;
   }();
-  const std::string_view path = file;
   const std::string_view self = __FILE__;
   if (prefix > 0 && path.size() > prefix && path.substr(0, prefix) == self.substr(0, prefix)) {
     return path.substr(prefix);
@@ -77,11 +91,16 @@ std::string_view RepositoryPath(const char* file) {
 
 char LevelLetter(LogLevel level) {
   switch (level) {
-    case LogLevel::kDebug: return 'D';
-    case LogLevel::kInfo: return 'I';
-    case LogLevel::kWarning: return 'W';
-    case LogLevel::kError: return 'E';
-    case LogLevel::kFatal: return 'F';
+    case LogLevel::kDebug:
+      return 'D';
+    case LogLevel::kInfo:
+      return 'I';
+    case LogLevel::kWarning:
+      return 'W';
+    case LogLevel::kError:
+      return 'E';
+    case LogLevel::kFatal:
+      return 'F';
   }
   return '?';
 }
@@ -140,11 +159,16 @@ void SetMinLogLevel(LogLevel level) {
 bool ParseLogLevel(std::string_view text, LogLevel* out) {
   std::string lower(text);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower == "debug") *out = LogLevel::kDebug;
-  else if (lower == "info" || lower == "0") *out = LogLevel::kInfo;
-  else if (lower == "warning" || lower == "warn" || lower == "1") *out = LogLevel::kWarning;
-  else if (lower == "error" || lower == "2" || lower == "3") *out = LogLevel::kError;
-  else return false;
+  if (lower == "debug")
+    *out = LogLevel::kDebug;
+  else if (lower == "info" || lower == "0")
+    *out = LogLevel::kInfo;
+  else if (lower == "warning" || lower == "warn" || lower == "1")
+    *out = LogLevel::kWarning;
+  else if (lower == "error" || lower == "2" || lower == "3")
+    *out = LogLevel::kError;
+  else
+    return false;
   return true;
 }
 
