@@ -1,5 +1,5 @@
-#include "examples/fashion_mnist/distributed_trainer.h"
 #include "core/logging.h"
+#include "examples/fashion_mnist/distributed_trainer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -37,6 +37,7 @@ enum StatsColumn { kSteps, kExamples, kApplied, kDropped, kTrainSeconds, kDone, 
 // their end before it reports what it has.
 constexpr auto kWaitForWorkers = std::chrono::seconds(10);
 constexpr int64_t kRemoteTimeoutMs = 120000;
+
 
 struct DistributedGraph {
   Output pixels, labels;  // fed: a batch, or a slice of the test set
@@ -83,8 +84,7 @@ Status BuildDistributedGraph(const Scope& root, const Options& o, const ClusterT
   replica.is_chief = task.is_chief();
   replica.optimizer = g->optimizer.get();
   replica.global_step = g->global_step;
-  for (int t : ps_cluster.task_indices("ps"))
-    replica.ps_devices.push_back(ClusterSpec::TaskName("ps", t));
+  for (int t : ps_cluster.task_indices("ps")) replica.ps_devices.push_back(ClusterSpec::TaskName("ps", t));
   replica.shared_name = "fashion_mnist";
   replica.session_options = session_options;
   AF_RETURN_IF_ERROR(protocol->Build(scope, grads_and_vars, replica));
@@ -96,11 +96,12 @@ Status BuildDistributedGraph(const Scope& root, const Options& o, const ClusterT
   g->stats_row = ops::Placeholder(scope.WithOpName("stats_row"), DT_DOUBLE);
   // The update lives with the variable (the device setter would send it
   // to this worker), as an optimizer's apply ops do.
-  g->publish_stats =
-      ops::ScatterUpdate(root.ColocateWith(stats.var).WithOpName("publish_stats"), stats.var,
-                         ops::Const(scope, {static_cast<int32_t>(task.index)}),
-                         ops::Reshape(scope, g->stats_row, ops::Const(scope, {1, int{kColumns}})))
-          .operation;
+  g->publish_stats = ops::ScatterUpdate(root.ColocateWith(stats.var).WithOpName("publish_stats"),
+                                        stats.var,
+                                        ops::Const(scope, {static_cast<int32_t>(task.index)}),
+                                        ops::Reshape(scope, g->stats_row,
+                                                     ops::Const(scope, {1, int{kColumns}})))
+                         .operation;
   return root.status();
 }
 
@@ -146,12 +147,14 @@ Status TrainDistributed(const Options& o, const ClusterTask& task, DistributedRe
   report->task = task.name();
   report->num_workers = task.num_workers();
   report->num_ps = task.num_ps();
-  const auto log = [&](const std::string& line) { AF_LOG(INFO) << line; };
+  const auto log = [&](const std::string& line) {
+    AF_LOG(INFO) << line;
+  };
 
   ProtocolOptions protocol_options;
   protocol_options.aggregation_timeout_ms = o.sync_timeout_ms;
-  protocol_options.token_timeout_ms =
-      std::max<int64_t>(protocol_options.token_timeout_ms, 4 * o.sync_timeout_ms);
+  protocol_options.token_timeout_ms = std::max<int64_t>(protocol_options.token_timeout_ms,
+                                                        4 * o.sync_timeout_ms);
   std::shared_ptr<CoordinationProtocol> protocol;
   {
     std::unique_ptr<CoordinationProtocol> made;
@@ -225,7 +228,8 @@ Status TrainDistributed(const Options& o, const ClusterTask& task, DistributedRe
     const CoordinationStats stats = protocol->stats();
     self.gradients_applied = stats.gradients_applied;
     self.gradients_dropped = stats.gradients_dropped;
-    return session->session()->Run({{g.stats_row, StatsRow(self)}}, {}, {g.publish_stats}, nullptr);
+    return session->session()->Run({{g.stats_row, StatsRow(self)}}, {}, {g.publish_stats},
+                                   nullptr);
   };
   const auto evaluate = [&]() -> Status {
     const auto eval_start = Clock::now();
@@ -247,11 +251,10 @@ Status TrainDistributed(const Options& o, const ClusterTask& task, DistributedRe
   };
 
   Status status;
-  RunMetadata metadata;  // each step's traffic between tasks
   while (!session->ShouldStop()) {
     sampler.Next(&pixels, &labels);
-    status = session->Run(RunOptions{}, {{g.pixels, pixels}, {g.labels, labels}},
-                          {g.model.loss, g.global_step}, {}, &out, &metadata);
+    status = session->Run({{g.pixels, pixels}, {g.labels, labels}},
+                          {g.model.loss, g.global_step}, {}, &out);
     if (errors::IsOutOfRange(status)) break;
     if (!status.ok()) break;
     if (self.steps == 0) {
@@ -260,12 +263,12 @@ Status TrainDistributed(const Options& o, const ClusterTask& task, DistributedRe
     }
     ++self.steps;
     self.examples += o.batch;
-    for (const TaskTraffic& t : metadata.traffic) report->bytes_between_processes += t.bytes;
     global_step = out[1].scalar<int64_t>();
     if (worker_writer && o.summary_steps > 0 && self.steps % o.summary_steps == 0) {
       (void)worker_writer->AddScalar("loss", out[0].scalar<float>(), global_step);
-      (void)worker_writer->AddScalar(
-          "examples_per_second", static_cast<float>(self.examples / train_seconds()), global_step);
+      (void)worker_writer->AddScalar("examples_per_second",
+                                     static_cast<float>(self.examples / train_seconds()),
+                                     global_step);
       (void)worker_writer->AddScalar("gradients_dropped",
                                      static_cast<float>(protocol->stats().gradients_dropped),
                                      global_step);

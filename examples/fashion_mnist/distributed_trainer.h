@@ -41,9 +41,6 @@ struct DistributedReport {
   int64_t first_global_step = 0;  // > 0 when the chief restored a checkpoint
   int64_t global_step = 0;        // when this worker stopped
   WorkerFigures self;
-  // Tensor payload bytes this worker's training steps moved between
-  // processes (both ways; RunMetadata::traffic).
-  uint64_t bytes_between_processes = 0;
   std::string ps_load;  // the device setter's bytes per ps task
   // The chief only:
   std::vector<WorkerFigures> workers;  // every worker's, index = task
@@ -51,7 +48,7 @@ struct DistributedReport {
   // worker's examples, and the examples the global steps applied.
   double global_examples_per_second = 0;
   double applied_examples_per_second = 0;
-  std::vector<double> test_accuracy;  // after each epoch
+  std::vector<double> test_accuracy;       // after each epoch
   int recoveries = 0;
 };
 

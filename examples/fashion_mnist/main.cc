@@ -35,30 +35,24 @@ void PrintList(const char* key, const std::vector<double>& values, const char* f
 
 // A worker's lines: its own figures; the chief's also every worker's, the
 // global rates and the test accuracy per epoch. The last line is JSON.
-void PrintDistributedReport(const af::fmnist::Options& o, const af::fmnist::DistributedReport& r,
-                            double wall) {
+void PrintDistributedReport(const af::fmnist::Options& o,
+                            const af::fmnist::DistributedReport& r, double wall) {
   const af::fmnist::WorkerFigures& me = r.self;
-  std::printf(
-      "%s, protocol %s, %d ps, %d workers: %lld steps, %lld examples in %.1f s "
-      "(%.0f examples/s); gradients applied %lld, dropped %lld; global step %lld; "
-      "%d recoveries\n",
-      r.task.c_str(), r.protocol.c_str(), r.num_ps, r.num_workers, static_cast<long long>(me.steps),
-      static_cast<long long>(me.examples), me.train_seconds, me.examples_per_second(),
-      static_cast<long long>(me.gradients_applied), static_cast<long long>(me.gradients_dropped),
-      static_cast<long long>(r.global_step), r.recoveries);
-  if (me.steps > 0) {
-    std::printf(
-        "  its steps moved %.1f MB between processes (%.1f KB per step)\n",
-        static_cast<double>(r.bytes_between_processes) / 1e6,
-        static_cast<double>(r.bytes_between_processes) / 1e3 / static_cast<double>(me.steps));
-  }
+  std::printf("%s, protocol %s, %d ps, %d workers: %lld steps, %lld examples in %.1f s "
+              "(%.0f examples/s); gradients applied %lld, dropped %lld; global step %lld; "
+              "%d recoveries\n",
+              r.task.c_str(), r.protocol.c_str(), r.num_ps, r.num_workers,
+              static_cast<long long>(me.steps), static_cast<long long>(me.examples),
+              me.train_seconds, me.examples_per_second(),
+              static_cast<long long>(me.gradients_applied),
+              static_cast<long long>(me.gradients_dropped), static_cast<long long>(r.global_step),
+              r.recoveries);
   for (size_t i = 0; i < r.workers.size(); ++i) {
     const af::fmnist::WorkerFigures& w = r.workers[i];
-    std::printf(
-        "  worker %zu: %lld steps, %.0f examples/s, gradients applied %lld, dropped %lld%s\n", i,
-        static_cast<long long>(w.steps), w.examples_per_second(),
-        static_cast<long long>(w.gradients_applied), static_cast<long long>(w.gradients_dropped),
-        w.done ? "" : " (no end reported)");
+    std::printf("  worker %zu: %lld steps, %.0f examples/s, gradients applied %lld, dropped %lld%s\n",
+                i, static_cast<long long>(w.steps), w.examples_per_second(),
+                static_cast<long long>(w.gradients_applied),
+                static_cast<long long>(w.gradients_dropped), w.done ? "" : " (no end reported)");
   }
   if (!r.workers.empty()) {
     std::printf("global %.0f examples/s trained, %.0f examples/s applied; test accuracy %.4f "
@@ -144,11 +138,10 @@ int main(int argc, char** argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double peak_mib = PeakResidentMiB();
   const double accuracy = report.test_accuracy.empty() ? 0 : report.test_accuracy.back();
-  std::printf(
-      "model %s, batch %d, %d thread(s): trained %lld examples in %.1f s (%.0f examples/s)\n",
-      options.model.c_str(), options.batch, options.threads,
-      static_cast<long long>(report.examples_trained), report.train_seconds,
-      report.examples_per_second);
+  std::printf("model %s, batch %d, %d thread(s): trained %lld examples in %.1f s (%.0f examples/s)\n",
+              options.model.c_str(), options.batch, options.threads,
+              static_cast<long long>(report.examples_trained), report.train_seconds,
+              report.examples_per_second);
   std::printf("test accuracy %.4f after %zu epoch(s); wall time %.1f s; peak RSS %.0f MiB\n",
               accuracy, report.first_epoch + report.test_accuracy.size(), wall, peak_mib);
   std::printf("{\"model\":\"%s\",\"batch\":%d,\"threads\":%d,\"epochs\":%d,\"global_step\":%lld,"
