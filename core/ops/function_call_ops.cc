@@ -24,29 +24,22 @@ Status CallShape(InferenceContext* c) {
 
 }  // namespace
 
-REGISTER_OP("PartitionedCall")
-    .Input("args: Tin")
-    .Output("output: Tout")
-    .Attr("Tin: list(type) >= 0")
-    .Attr("Tout: list(type) >= 0")
-    .Attr("f: func")
-    .Attr("config: string = ''")
-    .Attr("config_proto: string = ''")
-    .Attr("executor_type: string = ''")
-    .SetShapeFn(CallShape)
-    .Doc("Calls the function `f` on `args`; its body runs partitioned across devices.");
+#define AF_CALL_OP(name)                  \
+  REGISTER_OP(name)                       \
+      .Input("args: Tin")                 \
+      .Output("output: Tout")             \
+      .Attr("Tin: list(type) >= 0")       \
+      .Attr("Tout: list(type) >= 0")      \
+      .Attr("f: func")                    \
+      .Attr("config: string = ''")        \
+      .Attr("config_proto: string = ''")  \
+      .Attr("executor_type: string = ''") \
+      .SetShapeFn(CallShape)
 
-REGISTER_OP("StatefulPartitionedCall")
-    .Input("args: Tin")
-    .Output("output: Tout")
-    .Attr("Tin: list(type) >= 0")
-    .Attr("Tout: list(type) >= 0")
-    .Attr("f: func")
-    .Attr("config: string = ''")
-    .Attr("config_proto: string = ''")
-    .Attr("executor_type: string = ''")
+AF_CALL_OP("PartitionedCall")
+    .Doc("Calls the function `f` on `args`; its body runs partitioned across devices.");
+AF_CALL_OP("StatefulPartitionedCall")
     .SetIsStateful()
-    .SetShapeFn(CallShape)
     .Doc("PartitionedCall of a function with side effects: never pruned, merged or folded.");
 
 REGISTER_OP("SymbolicGradient")
