@@ -39,16 +39,8 @@ class ResourceGatherOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    ResourceRef<ResourceVariable> var;
-    OP_REQUIRES_OK(ctx, state::LookupVariable(ctx, 0, &var));
-    OP_REQUIRES_OK(ctx, state::CheckVariableDtype(ctx, 0, *var, dtype_));
     Tensor params;
-    {
-      std::lock_guard<std::mutex> lock(*var->mu());
-      Tensor* current = nullptr;
-      OP_REQUIRES_OK(ctx, state::InitializedValue(ctx, 0, var.get(), &current));
-      params = *current;
-    }
+    OP_REQUIRES_OK(ctx, state::ReadVariableValue(ctx, 0, dtype_, &params));
     const Tensor& indices = ctx->input(1);
     // A negative batch_dims counts from the end of the indices' dims.
     const int64_t b = batch_dims_ < 0 ? batch_dims_ + indices.dims() : batch_dims_;

@@ -57,16 +57,8 @@ class ReadVariableOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    ResourceRef<ResourceVariable> var;
-    OP_REQUIRES_OK(ctx, state::LookupVariable(ctx, 0, &var));
-    OP_REQUIRES_OK(ctx, state::CheckVariableDtype(ctx, 0, *var, dtype_));
     Tensor value;
-    {
-      std::lock_guard<std::mutex> lock(*var->mu());
-      Tensor* current = nullptr;
-      OP_REQUIRES_OK(ctx, state::InitializedValue(ctx, 0, var.get(), &current));
-      value = *current;  // shares the buffer; updates copy before writing
-    }
+    OP_REQUIRES_OK(ctx, state::ReadVariableValue(ctx, 0, dtype_, &value));
     ctx->set_output(0, std::move(value));
   }
 
@@ -206,15 +198,9 @@ class VariableShapeOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    ResourceRef<ResourceVariable> var;
-    OP_REQUIRES_OK(ctx, state::LookupVariable(ctx, 0, &var));
-    TensorShape shape;
-    {
-      std::lock_guard<std::mutex> lock(*var->mu());
-      Tensor* current = nullptr;
-      OP_REQUIRES_OK(ctx, state::InitializedValue(ctx, 0, var.get(), &current));
-      shape = current->shape();
-    }
+    Tensor value;
+    OP_REQUIRES_OK(ctx, state::ReadVariableValue(ctx, 0, DT_INVALID, &value));
+    const TensorShape& shape = value.shape();
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx,
                    ctx->allocate_output(0, TensorShape{static_cast<int64_t>(shape.dims())}, &out));

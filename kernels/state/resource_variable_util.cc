@@ -110,4 +110,15 @@ VariableLocks::~VariableLocks() {
   for (int i = n_ - 1; i >= 0; --i) mus_[i]->unlock();
 }
 
+Status ReadVariableValue(OpKernelContext* ctx, int input, DataType dtype, Tensor* out) {
+  ResourceRef<ResourceVariable> var;
+  AF_RETURN_IF_ERROR(LookupVariable(ctx, input, &var));
+  if (dtype != DT_INVALID) AF_RETURN_IF_ERROR(CheckVariableDtype(ctx, input, *var, dtype));
+  std::lock_guard<std::mutex> lock(*var->mu());
+  Tensor* current = nullptr;
+  AF_RETURN_IF_ERROR(InitializedValue(ctx, input, var.get(), &current));
+  *out = *current;
+  return Status::OK();
+}
+
 }  // namespace af::state

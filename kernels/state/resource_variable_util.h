@@ -42,6 +42,12 @@ Status CheckVariableDtype(OpKernelContext* ctx, int input, const ResourceVariabl
 // none. Hold var.mu().
 Status InitializedValue(OpKernelContext* ctx, int input, ResourceVariable* var, Tensor** out);
 
+// The value of the variable input `input` names, sharing its buffer (an
+// update copies before it writes, so the value never changes under the
+// caller): lookup, dtype check (unless `dtype` is DT_INVALID) and an
+// initialized value, under the variable's lock. What every reader does.
+Status ReadVariableValue(OpKernelContext* ctx, int input, DataType dtype, Tensor* out);
+
 // Makes the variable the only holder of its whole buffer (copying the value
 // into a fresh buffer when a reader still shares it), so that an in-place
 // update changes nothing another tensor sees. Hold var->mu().
