@@ -74,7 +74,7 @@ class WireReader {
   Status SkipField(uint32_t field, uint32_t wire_type, int depth = 0) {
     switch (wire_type) {
       case kVarint: {
-        uint64_t v;
+        uint64_t v = 0;
         return ReadVarint(&v);
       }
       case kFixed64:
@@ -86,14 +86,14 @@ class WireReader {
         return ReadLengthDelimited(&v);
       }
       case kFixed32: {
-        uint32_t v;
+        uint32_t v = 0;
         return ReadFixed32(&v);
       }
       case kStartGroup: {
         if (depth >= kMaxGroupDepth) return errors::InvalidArgument("groups nested too deeply");
         while (true) {
           if (done()) return errors::InvalidArgument("unterminated group ", field);
-          uint32_t f, w;
+          uint32_t f = 0, w = 0;
           AF_RETURN_IF_ERROR(ReadTag(&f, &w));
           if (w == kEndGroup) {
             if (f != field) return errors::InvalidArgument("group ", field, " closed as ", f);
@@ -120,7 +120,7 @@ template <typename Visit>
 Status ForEachList(std::string_view entry, Visit&& visit) {
   WireReader r(entry);
   while (!r.done()) {
-    uint32_t field, wire_type;
+    uint32_t field = 0, wire_type = 0;
     AF_RETURN_IF_ERROR(r.ReadTag(&field, &wire_type));
     if (field != 2 || wire_type != kLengthDelimited) {
       AF_RETURN_IF_ERROR(r.SkipField(field, wire_type));
@@ -130,7 +130,7 @@ Status ForEachList(std::string_view entry, Visit&& visit) {
     AF_RETURN_IF_ERROR(r.ReadLengthDelimited(&feature));
     WireReader f(feature);
     while (!f.done()) {
-      uint32_t ff, fw;
+      uint32_t ff = 0, fw = 0;
       AF_RETURN_IF_ERROR(f.ReadTag(&ff, &fw));
       if (ff < 1 || ff > 3 || fw != kLengthDelimited) {
         AF_RETURN_IF_ERROR(f.SkipField(ff, fw));
@@ -150,7 +150,7 @@ template <typename OnValue>
 Status ForEachValueField(std::string_view list, OnValue&& on_value) {
   WireReader r(list);
   while (!r.done()) {
-    uint32_t field, wire_type;
+    uint32_t field = 0, wire_type = 0;
     AF_RETURN_IF_ERROR(r.ReadTag(&field, &wire_type));
     if (field != 1) {
       AF_RETURN_IF_ERROR(r.SkipField(field, wire_type));
@@ -175,7 +175,7 @@ Status WalkList(FeatureKind kind, std::string_view list, Emit&& emit) {
       }
       case FeatureKind::kFloat: {
         if (wire_type == kFixed32) {
-          uint32_t bits;
+          uint32_t bits = 0;
           AF_RETURN_IF_ERROR(r->ReadFixed32(&bits));
           float v;
           std::memcpy(&v, &bits, 4);
@@ -196,7 +196,7 @@ Status WalkList(FeatureKind kind, std::string_view list, Emit&& emit) {
       }
       case FeatureKind::kInt64: {
         if (wire_type == kVarint) {
-          uint64_t v;
+          uint64_t v = 0;
           AF_RETURN_IF_ERROR(r->ReadVarint(&v));
           return emit(static_cast<int64_t>(v));
         }
@@ -205,7 +205,7 @@ Status WalkList(FeatureKind kind, std::string_view list, Emit&& emit) {
         AF_RETURN_IF_ERROR(r->ReadLengthDelimited(&packed));
         WireReader p(packed);
         while (!p.done()) {
-          uint64_t v;
+          uint64_t v = 0;
           AF_RETURN_IF_ERROR(p.ReadVarint(&v).WithContext("in packed int64_list"));
           AF_RETURN_IF_ERROR(emit(static_cast<int64_t>(v)));
         }
@@ -275,7 +275,7 @@ Status FindFeatures(std::string_view example, const FeatureKeyIndex& index,
   slots->assign(static_cast<size_t>(index.size()), FeatureEntry{});
   WireReader r(example);
   while (!r.done()) {
-    uint32_t field, wire_type;
+    uint32_t field = 0, wire_type = 0;
     AF_RETURN_IF_ERROR(r.ReadTag(&field, &wire_type));
     if (field != 1 || wire_type != kLengthDelimited) {  // Example.features
       AF_RETURN_IF_ERROR(r.SkipField(field, wire_type));
@@ -285,7 +285,7 @@ Status FindFeatures(std::string_view example, const FeatureKeyIndex& index,
     AF_RETURN_IF_ERROR(r.ReadLengthDelimited(&features));
     WireReader fr(features);
     while (!fr.done()) {
-      uint32_t ff, fw;
+      uint32_t ff = 0, fw = 0;
       AF_RETURN_IF_ERROR(fr.ReadTag(&ff, &fw));
       if (ff != 1 || fw != kLengthDelimited) {  // Features.feature (map entries)
         AF_RETURN_IF_ERROR(fr.SkipField(ff, fw));
@@ -297,7 +297,7 @@ Status FindFeatures(std::string_view example, const FeatureKeyIndex& index,
       std::string_view key;
       WireReader er(entry);
       while (!er.done()) {
-        uint32_t ef, ew;
+        uint32_t ef = 0, ew = 0;
         AF_RETURN_IF_ERROR(er.ReadTag(&ef, &ew));
         if (ef == 1 && ew == kLengthDelimited) {
           AF_RETURN_IF_ERROR(er.ReadLengthDelimited(&key));
