@@ -131,7 +131,7 @@ void TryRejoin(MasterPointer self, int index) {
               self->state.workers[index].rejoining = false;
               return;
             }
-            auto handle = caf::actor_cast<worker_actor>(std::move(found));
+            auto handle = caf::actor_cast<worker_actor>(found);
             // A server answers nothing before the version exchange, nor,
             // with the cluster secret, before the handshake
             // (actors/transport/wire_handshake.h, actors/transport/peer_auth.h).
@@ -139,6 +139,9 @@ void TryRejoin(MasterPointer self, int index) {
                 self, caf::actor_cast<caf::actor>(handle), self->state.health.lost_after,
                 self->state.workers[index].Describe(), [=](Status same_wire) {
                   if (!same_wire.ok()) {
+                    // Silence from a cached connection to a process that
+                    // died: the next try dials the address again.
+                    if (errors::IsUnavailable(same_wire)) ForgetCachedConnection(connector, found);
                     self->state.workers[index].rejoining = false;
                     return;
                   }

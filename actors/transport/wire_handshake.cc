@@ -11,6 +11,9 @@
 #include <caf/node_id.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/sec.hpp>
+#include <caf/send.hpp>
+#include <caf/system_messages.hpp>
+#include <caf/exit_reason.hpp>
 
 #include "actors/transport/cluster_tls.h"
 #include "actors/transport/peer_auth.h"
@@ -22,6 +25,10 @@ using Clock = std::chrono::steady_clock;
 
 // Even at the deadline: the connection itself just succeeded.
 constexpr auto kMinExchangeTime = std::chrono::milliseconds(500);
+// A live peer answers the version request at once; one silent this long
+// is most likely a connection the middleman cached for a process that has
+// since died (see ForgetCachedConnection), and the caller retries.
+constexpr auto kMaxVersionWait = std::chrono::seconds(3);
 
 std::chrono::milliseconds TimeLeft(Clock::time_point deadline) {
   return std::max(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()),
@@ -79,6 +86,20 @@ Status VersionRequestFailed(caf::actor_system& system, const caf::error& err,
                              " failed: ", system.render(err));
 }
 
+void ForgetCachedConnection(const caf::io::middleman_actor& connector,
+                            const caf::strong_actor_ptr& cached) {
+  // CAF 0.17's middleman answers a connect to a host:port it has connected
+  // before with the actor it found then, and forgets that entry only on a
+  // down message from the actor. When a task is killed and restarted on its
+  // address, that message can be missing (seen with TLS connections), and
+  // every connect returns the dead process's actor, whose requests go
+  // unanswered. The entry is dropped the way the middleman drops it itself.
+  if (!connector || !cached) return;
+  caf::anon_send(caf::actor_cast<caf::actor>(connector),
+                 caf::down_msg{caf::actor_cast<caf::actor_addr>(cached),
+                               caf::make_error(caf::exit_reason::remote_link_unreachable)});
+}
+
 Status ConnectToWorker(caf::actor_system& system, const std::string& host, uint16_t port,
                        Clock::time_point deadline, const std::string& who, worker_actor* out,
                        const std::string& secret) {
@@ -102,13 +123,16 @@ Status ConnectToWorker(caf::actor_system& system, const std::string& host, uint1
   AF_RETURN_IF_ERROR(result);
   if (!found) return errors::Unavailable(who, " publishes no actor");
   const caf::actor peer = caf::actor_cast<caf::actor>(found);
-  self->request(peer, TimeLeft(deadline), version_atom::value, WireProtocolVersion(),
-                LibraryVersion())
+  const auto version_wait = std::min<std::chrono::milliseconds>(TimeLeft(deadline), kMaxVersionWait);
+  self->request(peer, version_wait, version_atom::value, WireProtocolVersion(), LibraryVersion())
       .receive(
           [&](uint32_t wire, std::string& library) {
             result = CheckVersionAnswer(peer.node(), who, wire, library);
           },
-          [&](caf::error& err) { result = VersionRequestFailed(system, err, who); });
+          [&](caf::error& err) {
+            result = VersionRequestFailed(system, err, who);
+            if (err == caf::sec::request_timeout) ForgetCachedConnection(connector, found);
+          });
   AF_RETURN_IF_ERROR(result);
   if (interface != system.message_types<worker_actor>()) {
     return errors::FailedPrecondition(

@@ -23,6 +23,7 @@
 #include <caf/actor.hpp>
 #include <caf/actor_cast.hpp>
 #include <caf/fwd.hpp>
+#include <caf/io/middleman_actor.hpp>
 
 #include "actors/interfaces.h"
 #include "actors/transport/wire_version.h"
@@ -48,6 +49,13 @@ Status CheckVersionAnswer(const caf::node_id& peer, const std::string& who, uint
 // exchange (FAILED_PRECONDITION); anything else is UNAVAILABLE.
 Status VersionRequestFailed(caf::actor_system& system, const caf::error& err,
                             const std::string& who);
+
+// Makes the middleman `connector` forget the connection it cached with
+// `cached`, the actor a connect returned: the next connect to that address
+// dials again. For a peer that stopped answering: its process died, and a
+// new one may listen on its address.
+void ForgetCachedConnection(const caf::io::middleman_actor& connector,
+                            const caf::strong_actor_ptr& cached);
 
 // Connects to the worker published at host:port, blocking until
 // `deadline` (at least a moment), and runs the exchange. UNAVAILABLE when

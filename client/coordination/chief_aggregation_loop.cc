@@ -16,6 +16,11 @@ constexpr int64_t kChoreTimeoutMs = 10000;
 // Retry pace after an aggregation failed for another reason than its
 // deadline (a ps task restarting: UNAVAILABLE, ABORTED).
 constexpr int64_t kRetryAfterMs = 1000;
+// The first aggregation of a resumed loop: the workers that survived a
+// recovery resend at once, and one whose first gradients were dropped as
+// stale by an accumulator not yet re-aligned waits for tokens that only
+// Recover hands out.
+constexpr int64_t kResumedFirstWaitMs = 3000;
 
 RunOptions WithTimeout(int64_t ms) {
   RunOptions options;
@@ -35,8 +40,10 @@ ChiefAggregationLoop::ChiefAggregationLoop(std::string name, SyncReplicasGraph g
 ChiefAggregationLoop::~ChiefAggregationLoop() { Stop(); }
 
 Status ChiefAggregationLoop::Start(const Scope& scope, const SessionOptions& session_options,
-                                   int32_t m, int32_t n) {
+                                   int32_t m, int32_t n, bool resumed) {
   Stop();
+  resumed_ = resumed;
+  resume_tokens_given_ = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = false;
@@ -95,8 +102,12 @@ void ChiefAggregationLoop::Run() {
       loop->stopped_cv_.notify_all();
     }
   } notice{this};
-  const RunOptions aggregate = WithTimeout(options_.aggregation_timeout_ms);
+  const int64_t first_wait_ms =
+      resumed_ ? std::min(kResumedFirstWaitMs, options_.aggregation_timeout_ms)
+               : options_.aggregation_timeout_ms;
   for (;;) {
+    const int64_t wait_ms =
+        progress_.updates == 0 ? first_wait_ms : options_.aggregation_timeout_ms;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (stopping_) return;
@@ -104,18 +115,18 @@ void ChiefAggregationLoop::Run() {
     ClientSession::FeedType feeds{
         {graph_.num_required, Input::Initializer(progress_.replicas_to_aggregate)},
         {graph_.num_tokens, Tensor::FromVector<int32_t>({progress_.total_num_replicas})}};
-    Status s = session_->Run(aggregate, feeds, {}, {graph_.sync_op}, nullptr);
+    Status s = session_->Run(WithTimeout(wait_ms), feeds, {}, {graph_.sync_op}, nullptr);
     if (s.ok()) {
       ++progress_.updates;
       waits_logged_ = 0;
       if (on_progress_) on_progress_(progress_);
       continue;
     }
-    if (!Recover(s)) return;
+    if (!Recover(s, wait_ms)) return;
   }
 }
 
-bool ChiefAggregationLoop::Recover(const Status& failure) {
+bool ChiefAggregationLoop::Recover(const Status& failure, int64_t waited_ms) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return false;
@@ -142,7 +153,7 @@ bool ChiefAggregationLoop::Recover(const Status& failure) {
     hi = std::max(hi, t.scalar<int32_t>());
   }
   const int32_t m = progress_.replicas_to_aggregate;
-  const std::string waited = "waited " + std::to_string(options_.aggregation_timeout_ms) +
+  const std::string waited = "waited " + std::to_string(waited_ms) +
                              " ms for " + std::to_string(m) + " gradients per variable, " +
                              "the accumulators hold " + std::to_string(lo) +
                              (hi != lo ? ".." + std::to_string(hi) : std::string());
@@ -152,12 +163,24 @@ bool ChiefAggregationLoop::Recover(const Status& failure) {
   // held. Hand out the step's tokens again: the workers left send new
   // gradients (one of them twice, for the lost worker's token), the
   // accumulators keep m each, and the next aggregation completes.
-  if (progress_.updates > 0 && lo == 0 && hi > 0) {
+  const bool split = lo == 0 && hi > 0;
+  // A loop restarted after a recovery meets the same deadlock in other
+  // shapes: the take interrupted by the failure was served on some ps
+  // tasks, and workers that resumed before chief_init saw their gradients
+  // dropped as stale by accumulators still counting the lost step. They
+  // wait for tokens too, so the first aggregation of a resumed loop that
+  // cannot complete hands them out, once (a restarted chief whose workers
+  // are really gone would otherwise fill the queue with tokens).
+  const bool resumed_short = resumed_ && progress_.updates == 0 && lo < m && !resume_tokens_given_;
+  if (resumed_short) resume_tokens_given_ = true;
+  if (split || resumed_short) {
     s = session_->Run(
         chore, {{graph_.num_tokens, Tensor::FromVector<int32_t>({progress_.total_num_replicas})}},
         {}, {graph_.retry_step}, nullptr);
-    Log(waited + "; the takes were served for some variables only: " +
-        (s.ok() ? "handed out the step's tokens again" : "could not hand out tokens (" + s.ToString() + ")"));
+    Log(waited + (split ? "; the takes were served for some variables only: "
+                        : "; the first aggregation since the restart is short: ") +
+        (s.ok() ? "handed out the step's tokens again"
+                : "could not hand out tokens (" + s.ToString() + ")"));
     return s.ok() ? true : Pause(kRetryAfterMs);
   }
   // Before the first update the workers may still be starting; with

@@ -49,8 +49,12 @@ class ChiefAggregationLoop {
   ChiefAggregationLoop& operator=(const ChiefAggregationLoop&) = delete;
 
   // Opens the loop's session on `scope`'s graph with `session_options` and
-  // starts the thread aggregating m of n.
-  Status Start(const Scope& scope, const SessionOptions& session_options, int32_t m, int32_t n);
+  // starts the thread aggregating m of n. `resumed`: the training is past
+  // its first step (a restarted chief, a recovery), so the workers are
+  // already running and the first aggregation waits only briefly before
+  // it re-aligns the accumulators and looks at what they hold.
+  Status Start(const Scope& scope, const SessionOptions& session_options, int32_t m, int32_t n,
+               bool resumed = false);
   // Closes the loop's session (a waiting take is withdrawn) and joins the
   // thread. Idempotent.
   void Stop();
@@ -58,7 +62,7 @@ class ChiefAggregationLoop {
  private:
   void Run();
   // After a failed aggregation: re-align and maybe shrink. False to stop.
-  bool Recover(const Status& failure);
+  bool Recover(const Status& failure, int64_t waited_ms);
   void Log(const std::string& line) const;
   // Waits up to `ms` unless stopped; false when stopped.
   bool Pause(int64_t ms);
@@ -71,6 +75,8 @@ class ChiefAggregationLoop {
   std::thread thread_;
   Progress progress_;  // the loop's thread only
   int64_t waits_logged_ = 0;
+  bool resumed_ = false;  // set by Start
+  bool resume_tokens_given_ = false;  // the loop's thread only
 
   std::mutex mu_;  // guards stopping_ and loop_exited_
   std::condition_variable stopped_cv_;

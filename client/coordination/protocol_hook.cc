@@ -26,4 +26,10 @@ Status CoordinationProtocolHook::AfterRun(SessionRunContext& context,
 
 Status CoordinationProtocolHook::End(ClientSession&) { return protocol_->Stop(); }
 
+// A chief's aggregation loop left running through a recovery would apply
+// the gradients left over from before the failure to the variables just
+// restored, and advance the global step before Start re-aligns the
+// accumulators to it.
+void CoordinationProtocolHook::BeforeRecreateSession(const Status&) { (void)protocol_->Stop(); }
+
 }  // namespace af

@@ -31,6 +31,7 @@ class CoordinationProtocolHook : public SessionRunHook {
   Status BeforeRun(SessionRunContext& context, SessionRunArgs* args) override;
   Status AfterRun(SessionRunContext& context, const SessionRunValues& values) override;
   Status End(ClientSession& session) override;
+  void BeforeRecreateSession(const Status& cause) override;
 
   CoordinationProtocol& protocol() const { return *protocol_; }
 

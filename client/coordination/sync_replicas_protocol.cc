@@ -1,5 +1,7 @@
 #include "client/coordination/sync_replicas_protocol.h"
 
+#include <algorithm>
+
 #include "client/coordination/async_protocol.h"
 
 namespace af {
@@ -49,10 +51,18 @@ Status SyncReplicasProtocol::Start(ClientSession& session) {
   std::vector<Tensor> step;
   Status s = session.Run({replica_.global_step}, &step);
   if (!s.ok()) return s.WithContext(who + ": reading the global step");
-  local_step_ = ScalarAsInt64(step[0]);
+  // After a recovery the restored global step is below the step the
+  // accumulators on surviving ps tasks count, until the chief's chief_init
+  // sets them back; a worker that starts between the two would label its
+  // first gradients with the restored step, see them dropped as stale, and
+  // wait for a token no aggregation can earn. Its label from before the
+  // failure is accepted at both steps, and its gradients were computed on
+  // the restored variables, so they are fresh: keep the larger label.
+  local_step_ = std::max(local_step_, ScalarAsInt64(step[0]));
   UpdateStats([&](CoordinationStats& st) { st.global_step = local_step_; });
   if (chief_) {
-    AF_RETURN_IF_ERROR(chief_->Start(*scope_, replica_.session_options, m_, n_));
+    AF_RETURN_IF_ERROR(
+        chief_->Start(*scope_, replica_.session_options, m_, n_, /*resumed=*/local_step_ > 0));
   }
   return Status::OK();
 }

@@ -301,6 +301,7 @@ Status MonitoredTrainingSession::Run(const RunOptions& run_options, const FeedTy
       failed_at = Clock::now();
       record.cause = s;
       options_.log(Who() + ": step failed (" + s.ToString() + "); re-creating the session");
+      for (const auto& h : hooks_) h->BeforeRecreateSession(s);
     } else if (Clock::now() - failed_at >
                std::chrono::milliseconds(options_.recovery_deadline_ms)) {
       failed_ = s;

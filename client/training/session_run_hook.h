@@ -79,6 +79,13 @@ class SessionRunHook {
     return Status::OK();
   }
   virtual Status End(ClientSession& session) { return Status::OK(); }
+  // A step failed with `cause` and the MonitoredTrainingSession is about to
+  // replace the session (a recovery). Work running beside the session (a
+  // chief's aggregation loop) stops here, so that nothing changes the
+  // cluster's state between the failure and the restore that follows;
+  // AfterCreateSession starts it again. Not part of TensorFlow's hook
+  // interface: there the coordinator's threads die with the session.
+  virtual void BeforeRecreateSession(const Status& cause) {}
 };
 
 }  // namespace af
