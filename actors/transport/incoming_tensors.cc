@@ -14,21 +14,23 @@ Status IncomingTensors::Acquire(int64_t step_id, const std::string& key, DataTyp
   std::lock_guard<std::mutex> lock(mu_);
   auto [it, inserted] = tensors_.try_emplace({step_id, key});
   if (!inserted) {
-    if (it->second.dtype() != dtype || it->second.shape() != shape) {
+    const Tensor& held = it->second.tensor;
+    if (held.dtype() != dtype || held.shape() != shape) {
       return errors::InvalidArgument("chunk of '", key, "' says ", DataTypeString(dtype), " ",
                                      shape.DebugString(), ", earlier chunks said ",
-                                     DataTypeString(it->second.dtype()), " ",
-                                     it->second.shape().DebugString());
+                                     DataTypeString(held.dtype()), " ",
+                                     held.shape().DebugString());
     }
-    *out = it->second;
+    *out = held;
     return Status::OK();
   }
-  Status s = Tensor::Allocate(GetCpuAllocator(), dtype, shape, &it->second);
+  Status s = Tensor::Allocate(GetCpuAllocator(), dtype, shape, &it->second.tensor);
   if (!s.ok()) {
     tensors_.erase(it);
     return s;
   }
-  *out = it->second;
+  it->second.started = std::chrono::steady_clock::now();
+  *out = it->second.tensor;
   return Status::OK();
 }
 
@@ -41,6 +43,12 @@ void IncomingTensors::ReleaseStep(int64_t step_id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = tensors_.lower_bound({step_id, std::string()});
   while (it != tensors_.end() && it->first.first == step_id) it = tensors_.erase(it);
+}
+
+size_t IncomingTensors::ReleaseOlderThan(std::chrono::steady_clock::duration age) {
+  const auto cutoff = std::chrono::steady_clock::now() - age;
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::erase_if(tensors_, [&](const auto& entry) { return entry.second.started < cutoff; });
 }
 
 size_t IncomingTensors::size() const {

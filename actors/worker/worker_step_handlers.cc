@@ -380,6 +380,9 @@ void Sweep(WorkerPointer self) {
   for (int64_t orphan : self->state.registry->SweepOrphans(kOrphanStepLifetime)) {
     IncomingTensors::Global().ReleaseStep(orphan);
   }
+  // Chunks of steps the registry never saw (no RunGraph, no push) are
+  // found by age alone.
+  IncomingTensors::Global().ReleaseOlderThan(kOrphanStepLifetime);
   // Outboxes of routers that were replaced or closed with their session.
   std::erase_if(self->state.outboxes, [](const auto& entry) { return entry.second.expired(); });
   self->delayed_send(self, kSweepPeriod, sweep_atom::value);
