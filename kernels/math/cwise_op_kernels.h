@@ -2,10 +2,20 @@
 // binary kernel and a same-size binary kernel (gradient helpers),
 // parameterized by functors from cwise_functors.h / cwise_float_functors.h.
 // Large tensors are split over the device's intra-op pool.
+//
+// Each output element depends only on the input elements at its own index
+// (or on a broadcast input's), so an input of the output's dtype and shape
+// that no other consumer holds becomes the output in place
+// (core/input_forwarding.h): no allocation, and a
+// chain like RandomUniform -> Mul -> Add fills one buffer instead of three.
+// The loops' __restrict qualifiers stay: an aliased pair only ever meets at
+// the same index, read before written.
 #pragma once
 
 #include <algorithm>
+#include <type_traits>
 
+#include "core/input_forwarding.h"
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
 #include "kernels/math/broadcast.h"
@@ -59,7 +69,7 @@ class BinaryOpKernel : public OpKernel {
       }
     }
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan.output_shape(), &out));
+    OP_REQUIRES_OK(ctx, AllocateOutput(ctx, x, y, plan.output_shape(), &out));
     if (plan.num_elements() == 0) return;
     Out* zp = out->data<Out>();
     ShardedFor(ctx, plan.num_units(), plan.unit_size() * functor::CostPerElement<Functor>(),
@@ -69,6 +79,19 @@ class BinaryOpKernel : public OpKernel {
   }
 
  private:
+  static Status AllocateOutput(OpKernelContext* ctx, const Tensor& x, const Tensor& y,
+                               const TensorShape& shape, Tensor** out) {
+    if constexpr (std::is_same_v<In, Out>) {
+      // A broadcast input is smaller than the output: only full-shaped
+      // inputs can hold it.
+      const bool x_full = x.shape() == shape, y_full = y.shape() == shape;
+      if (x_full && y_full) return ForwardInputOrAllocateOutput(ctx, {0, 1}, 0, shape, out);
+      if (x_full) return ForwardInputOrAllocateOutput(ctx, {0}, 0, shape, out);
+      if (y_full) return ForwardInputOrAllocateOutput(ctx, {1}, 0, shape, out);
+    }
+    return ctx->allocate_output(0, shape, out);
+  }
+
   bool incompatible_shape_error_ = true;
 };
 
@@ -82,7 +105,13 @@ class UnaryOpKernel : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+    // A functor whose vector form is patched afterwards from the inputs
+    // (VectorExact) reads x after writing z: it cannot work in place.
+    if constexpr (std::is_same_v<In, Out> && !requires { Functor::VectorExact(In{}); }) {
+      OP_REQUIRES_OK(ctx, ForwardInputOrAllocateOutput(ctx, {0}, 0, x.shape(), &out));
+    } else {
+      OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+    }
     const In* xp = x.data<In>();
     Out* zp = out->data<Out>();
     ShardedFor(ctx, x.NumElements(), functor::CostPerElement<Functor>(),
@@ -132,7 +161,11 @@ class SameSizeBinaryOpKernel : public OpKernel {
                     x.NumElements(), " and ", y.NumElements(), " (shapes ",
                     x.shape().DebugString(), " and ", y.shape().DebugString(), ")")));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+    if constexpr (std::is_same_v<In, Out>) {
+      OP_REQUIRES_OK(ctx, ForwardInputOrAllocateOutput(ctx, {0, 1}, 0, x.shape(), &out));
+    } else {
+      OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+    }
     const In* xp = x.data<In>();
     const In* yp = y.data<In>();
     Out* zp = out->data<Out>();
