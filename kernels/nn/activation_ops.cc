@@ -2,6 +2,7 @@
 // (ReluGrad, Relu6Grad, EluGrad, SeluGrad, SoftplusGrad).
 #include <cstdint>
 
+#include "core/input_forwarding.h"
 #include "core/kernel_registry.h"
 #include "core/op_kernel.h"
 #include "kernels/math/intra_op_parallel.h"
@@ -19,7 +20,7 @@ class ActivationOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+    OP_REQUIRES_OK(ctx, ForwardInputOrAllocateOutput(ctx, {0}, 0, x.shape(), &out));
     const T* in = x.data<T>();
     T* y = out->data<T>();
     ShardedFor(ctx, x.NumElements(), F<T>::kCycles, [&](int64_t begin, int64_t end) {
@@ -43,7 +44,8 @@ class ActivationGradOp : public OpKernel {
                     " must have the same size and shape.  Input 0: ", g.shape().DebugString(),
                     " != input 1: ", saved.shape().DebugString())));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, g.shape(), &out));
+    // Element i reads g[i] and saved[i] only: either may take the result.
+    OP_REQUIRES_OK(ctx, ForwardInputOrAllocateOutput(ctx, {0, 1}, 0, g.shape(), &out));
     const T* gp = g.data<T>();
     const T* sp = saved.data<T>();
     T* y = out->data<T>();

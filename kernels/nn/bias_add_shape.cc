@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/input_forwarding.h"
 #include "core/op_kernel.h"
 
 namespace af {
@@ -54,7 +55,9 @@ Status BiasAddKernelBase::PrepareBiasAdd(OpKernelContext* ctx, BiasAddDims* dims
   const TensorShape& value = ctx->input(0).shape();
   AF_RETURN_IF_ERROR(
       ctx->NodeError(BiasAddShape(value, ctx->input(1).shape(), channels_first_, dims)));
-  return ctx->allocate_output(0, value, &dims->out);
+  // Each element adds its channel's bias to the same element of the value:
+  // a value nobody else holds takes the sum in place.
+  return ForwardInputOrAllocateOutput(ctx, {0}, 0, value, &dims->out);
 }
 
 Status BiasAddKernelBase::PrepareBiasAddGrad(OpKernelContext* ctx, BiasAddDims* dims) const {

@@ -107,6 +107,32 @@ BOOST_AUTO_TEST_CASE(a_comparison_never_forwards_across_dtypes) {
   BOOST_TEST((*out)[0].data<bool>()[1] == false);
 }
 
+BOOST_AUTO_TEST_CASE(bias_add_and_activation_gradients_forward_too) {
+  Tensor x = Floats({1, 2, 3, 4, 5, 6}, TensorShape{2, 3});
+  const void* x_memory = x.raw_data();
+  KernelRunner bias("BiasAdd");
+  bias.Input(std::move(x)).Input(Floats({10, 20, 30}, TensorShape{3}));
+  auto biased = bias.Run();
+  BOOST_TEST_REQUIRE(biased.ok(), biased.status());
+  BOOST_TEST((*biased)[0].raw_data() == x_memory);
+  const float want[] = {11, 22, 33, 14, 25, 36};
+  for (int i = 0; i < 6; ++i) BOOST_TEST((*biased)[0].data<float>()[i] == want[i]);
+
+  // Relu6Grad(gradients, features): the features are free here, the
+  // gradients held by the test, so the features' buffer takes the result.
+  const Tensor g = Floats({1, 1, 1}, TensorShape{3});
+  Tensor features = Floats({-1, 3, 7}, TensorShape{3});
+  const void* f_memory = features.raw_data();
+  KernelRunner grad("Relu6Grad");
+  grad.Input(g).Input(std::move(features));
+  auto dx = grad.Run();
+  BOOST_TEST_REQUIRE(dx.ok(), dx.status());
+  BOOST_TEST((*dx)[0].raw_data() == f_memory);
+  const float want_dx[] = {0, 1, 0};
+  for (int i = 0; i < 3; ++i) BOOST_TEST((*dx)[0].data<float>()[i] == want_dx[i]);
+  BOOST_TEST(g.data<float>()[0] == 1.0f);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace
