@@ -101,15 +101,18 @@ Status LowerIf(Graph* graph, Node* node, std::vector<int>* added, std::vector<No
   AF_RETURN_IF_ERROR(FuncAttr(*node, "then_branch", &then_branch));
   AF_RETURN_IF_ERROR(FuncAttr(*node, "else_branch", &else_branch));
   const NodeInputs in = InputsOf(*node);
-  if (BaseType(node->input_type(0)) != DT_BOOL) {
-    return errors::Unimplemented(Label(*node), ": a condition of type ",
-                                 DataTypeString(node->input_type(0)),
-                                 " (only bool conditions are lowered)");
-  }
   const std::string name = node->name();
   const DataTypeVector results = node->output_types();
   LoweringBuilder b(graph, *node, added);
-  const TensorRef pred = in.data[0];
+  TensorRef pred = in.data[0];
+  if (BaseType(node->input_type(0)) != DT_BOOL) {
+    // TensorFlow's reading of a number, a string or a non-scalar as a
+    // condition (a nonzero or non-empty scalar, a tensor with elements).
+    Node* truth = nullptr;
+    AF_RETURN_IF_ERROR(b.Simple(name + "/to_bool", "ToBool", BaseType(node->input_type(0)),
+                                {pred}, in.control, &truth));
+    pred = {truth, 0};
+  }
   // Pivots: one live and one dead per step, gating each branch's call.
   Node *pred_switch = nullptr, *pivot_true = nullptr, *pivot_false = nullptr;
   AF_RETURN_IF_ERROR(
@@ -162,6 +165,87 @@ Status LowerIf(Graph* graph, Node* node, std::vector<int>* added, std::vector<No
     SetAttr(&def, "N", int64_t{2});
     AF_RETURN_IF_ERROR(b.Add(std::move(def), {{after_then, 0}, {after_else, 0}}, {}, &done));
     waits_for.push_back(done);
+  }
+  return ReplaceNodeByResults(graph, node, merged, results, waits_for, added);
+}
+
+// Case: one _SwitchN per input routes it to the branch the index names
+// (the last one for an index out of range); a pivot per branch gates its
+// call; a Merge per result takes whichever branch ran.
+Status LowerCase(Graph* graph, Node* node, std::vector<int>* added, std::vector<Node*>* calls) {
+  const bool stateful = node->type_string() == "Case";
+  auto it = node->def().attr().find("branches");
+  if (it == node->def().attr().end() || it->second.list().func_size() == 0) {
+    return errors::InvalidArgument(Label(*node), ": attr 'branches' names no function");
+  }
+  const auto& branches = it->second.list().func();
+  const int n = branches.size();
+  const NodeInputs in = InputsOf(*node);
+  const std::string name = node->name();
+  const DataTypeVector results = node->output_types();
+  LoweringBuilder b(graph, *node, added);
+  const TensorRef index = in.data[0];
+  auto switch_n = [&](const std::string& suffix, DataType type, const TensorRef& data,
+                      Node** out) {
+    tensorflow::NodeDef def;
+    def.set_name(name + suffix);
+    def.set_op("_SwitchN");
+    SetAttr(&def, "T", type);
+    SetAttr(&def, "num_outs", int64_t{n});
+    return b.Add(std::move(def), {data, index}, in.control, out);
+  };
+  Node* index_switch = nullptr;
+  AF_RETURN_IF_ERROR(switch_n("/switch_index", DT_INT32, index, &index_switch));
+  std::vector<Node*> pivots(n);
+  for (int k = 0; k < n; ++k) {
+    AF_RETURN_IF_ERROR(b.Simple(name + "/pivot_" + std::to_string(k), "Identity", DT_INT32,
+                                {{index_switch, k}}, {}, &pivots[k]));
+  }
+  std::vector<std::vector<TensorRef>> args(n);
+  for (size_t i = 1; i < in.data.size(); ++i) {
+    Node* sw = nullptr;
+    AF_RETURN_IF_ERROR(switch_n("/input_" + std::to_string(i - 1),
+                                BaseType(node->input_type(static_cast<int>(i))), in.data[i], &sw));
+    for (int k = 0; k < n; ++k) args[k].push_back({sw, k});
+  }
+  std::vector<Node*> branch_calls(n);
+  for (int k = 0; k < n; ++k) {
+    tensorflow::AttrValue function;
+    *function.mutable_func() = branches[k];
+    AF_RETURN_IF_ERROR(b.Call(name + "/branch_" + std::to_string(k), stateful, function, args[k],
+                              results, {pivots[k]}, &branch_calls[k]));
+    calls->push_back(branch_calls[k]);
+  }
+  auto merge = [&](const std::string& suffix, DataType type, const std::vector<TensorRef>& from,
+                   Node** out) {
+    tensorflow::NodeDef def;
+    def.set_name(name + suffix);
+    def.set_op("Merge");
+    SetAttr(&def, "T", type);
+    SetAttr(&def, "N", int64_t{n});
+    return b.Add(std::move(def), from, {}, out);
+  };
+  std::vector<TensorRef> merged;
+  for (size_t i = 0; i < results.size(); ++i) {
+    std::vector<TensorRef> from;
+    for (int k = 0; k < n; ++k) from.push_back({branch_calls[k], static_cast<int>(i)});
+    Node* m = nullptr;
+    AF_RETURN_IF_ERROR(merge("/output_" + std::to_string(i), results[i], from, &m));
+    merged.push_back({m, 0});
+  }
+  // Without results, the node waits for whichever branch ran.
+  std::vector<Node*> waits_for;
+  if (results.empty()) {
+    std::vector<TensorRef> done;
+    for (int k = 0; k < n; ++k) {
+      Node* after = nullptr;
+      AF_RETURN_IF_ERROR(b.Simple(name + "/branch_" + std::to_string(k) + "_done", "Identity",
+                                  DT_INT32, {{pivots[k], 0}}, {branch_calls[k]}, &after));
+      done.push_back({after, 0});
+    }
+    Node* executed = nullptr;
+    AF_RETURN_IF_ERROR(merge("/branch_executed", DT_INT32, done, &executed));
+    waits_for.push_back(executed);
   }
   return ReplaceNodeByResults(graph, node, merged, results, waits_for, added);
 }
@@ -236,13 +320,15 @@ Status LowerWhile(Graph* graph, Node* node, std::vector<int>* added, std::vector
 
 bool IsFunctionalControlFlow(const Node& node) {
   const std::string& op = node.type_string();
-  return op == "If" || op == "StatelessIf" || op == "While" || op == "StatelessWhile";
+  return op == "If" || op == "StatelessIf" || op == "Case" || op == "StatelessCase" ||
+         op == "While" || op == "StatelessWhile";
 }
 
 Status LowerFunctionalControlFlow(Graph* graph, Node* node, std::vector<int>* added,
                                   std::vector<Node*>* calls) {
   const std::string& op = node->type_string();
   if (op == "If" || op == "StatelessIf") return LowerIf(graph, node, added, calls);
+  if (op == "Case" || op == "StatelessCase") return LowerCase(graph, node, added, calls);
   return LowerWhile(graph, node, added, calls);
 }
 

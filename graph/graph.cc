@@ -33,7 +33,7 @@ Status Node::input_edge(int index, const Edge** out) const {
   return errors::NotFound("node '", name(), "' has no edge into input ", index);
 }
 
-bool Node::IsSwitch() const { return OpIs(*this, "Switch", "RefSwitch"); }
+bool Node::IsSwitch() const { return OpIs(*this, "Switch", "RefSwitch") || OpIs(*this, "_SwitchN"); }
 bool Node::IsMerge() const { return OpIs(*this, "Merge", "RefMerge"); }
 bool Node::IsEnter() const { return OpIs(*this, "Enter", "RefEnter"); }
 bool Node::IsExit() const { return OpIs(*this, "Exit", "RefExit"); }

@@ -35,6 +35,14 @@ Status MergeShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// Every output may carry the data; the index must be a scalar.
+Status SwitchNShape(InferenceContext* c) {
+  PartialTensorShape index;
+  AF_RETURN_IF_ERROR(c->WithRank(1, 0, &index));
+  for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, c->input(0));
+  return Status::OK();
+}
+
 Status ScalarInScalarOut(InferenceContext* c) {
   PartialTensorShape in;
   AF_RETURN_IF_ERROR(c->WithRank(0, 0, &in));
@@ -60,6 +68,17 @@ REGISTER_OP("RefSwitch")
     .Attr("T: type")
     .SetAllowsUninitializedInput()
     .SetShapeFn(SwitchShape);
+
+// Switch with N outputs (TensorFlow's internal op for lowering Case): data
+// goes to output `output_index`, or to the last output when the index is
+// out of range; the others are dead.
+REGISTER_OP("_SwitchN")
+    .Input("data: T")
+    .Input("output_index: int32")
+    .Output("outputs: num_outs * T")
+    .Attr("num_outs: int >= 1")
+    .Attr("T: type")
+    .SetShapeFn(SwitchNShape);
 
 REGISTER_OP("Merge")
     .Input("inputs: N * T")

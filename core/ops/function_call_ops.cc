@@ -76,6 +76,34 @@ AF_IF_OP("StatelessIf")
     .SetShapeFn(shape_fn::UnknownShape)
     .Doc("If whose branches have no side effects.");
 
+// A condition of another type than bool, made bool as If reads it: a
+// scalar is true when nonzero (numbers) or non-empty (strings); any other
+// tensor is true when it has elements.
+REGISTER_OP("ToBool")
+    .Input("input: T")
+    .Output("output: bool")
+    .Attr("T: type")
+    .SetShapeFn(shape_fn::ScalarShape)
+    .Doc("The truth value of a condition, as If reads one.");
+
+#define AF_CASE_OP(name)                    \
+  REGISTER_OP(name)                         \
+      .Input("branch_index: int32")         \
+      .Input("input: Tin")                  \
+      .Output("output: Tout")               \
+      .Attr("Tin: list(type) >= 0")         \
+      .Attr("Tout: list(type) >= 0")        \
+      .Attr("branches: list(func) >= 1")    \
+      .Attr("output_shapes: list(shape) = []")
+
+AF_CASE_OP("Case")
+    .SetIsStateful()
+    .SetShapeFn(shape_fn::UnknownShape)
+    .Doc("branches[branch_index](input); an index out of range runs the last branch.");
+AF_CASE_OP("StatelessCase")
+    .SetShapeFn(shape_fn::UnknownShape)
+    .Doc("Case whose branches have no side effects.");
+
 #define AF_WHILE_OP(name)                      \
   REGISTER_OP(name)                            \
       .Input("input: T")                       \

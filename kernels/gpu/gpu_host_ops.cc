@@ -16,7 +16,7 @@ const bool registered = [] {
   for (const char* op :
        {"Identity", "StopGradient", "PreventGradient", "IdentityN", "Reshape", "ExpandDims",
         "Squeeze", "Shape", "ShapeN", "Size", "Rank", "NoOp", "VariableV2", "Variable",
-        "IsVariableInitialized", "Switch", "RefSwitch", "Merge", "Enter", "RefEnter", "Exit",
+        "IsVariableInitialized", "Switch", "RefSwitch", "_SwitchN", "Merge", "Enter", "RefEnter", "Exit",
         "NextIteration", "LoopCond", "ControlTrigger"}) {
     RegisterGpuHostKernel(KernelDefBuilder(op).Device(DEVICE_GPU));
   }

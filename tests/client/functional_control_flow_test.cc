@@ -1,5 +1,5 @@
-// TensorFlow 2's functional control flow (If/StatelessIf, While/
-// StatelessWhile) as graphs exported from tf.function hold it: branches and
+// TensorFlow 2's functional control flow (If/StatelessIf, Case/StatelessCase,
+// While/StatelessWhile) as graphs exported from tf.function hold it: branches and
 // loop bodies are functions; an If nests inside a While's body; an If
 // without results keeps its side effects. Optimizer on and off.
 #include <boost/test/unit_test.hpp>
@@ -188,20 +188,99 @@ BOOST_AUTO_TEST_CASE(while_loops_iterate_their_body_function) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(a_non_bool_if_condition_is_unimplemented_naming_the_node) {
-  const std::string nodes = Placeholder("c", "DT_INT32") + Placeholder("x", "DT_FLOAT") +
-                            "node { name: 'int_if' op: 'StatelessIf' input: 'c' input: 'x' "
-                            "attr { key: 'Tcond' value { type: DT_INT32 } } "
-                            "attr { key: 'Tin' value { list { type: DT_FLOAT } } } "
-                            "attr { key: 'Tout' value { list { type: DT_FLOAT } } } " +
-                            Func("then_branch", "plus_one") + Func("else_branch", "times_three") +
-                            "} ";
-  FlowSession f(nodes, true);
-  std::vector<Tensor> out;
-  Status s = f.session->Run({{"c", Scalar(DT_INT32, 1)}, {"x", Scalar(DT_FLOAT, 1.0f)}},
-                            {"int_if:0"}, {}, &out);
-  BOOST_TEST(s.code() == Code::UNIMPLEMENTED, s.ToString());
-  BOOST_TEST(s.message().find("int_if") != std::string::npos, s.ToString());
+std::string IfOn(const std::string& name, const std::string& cond, const std::string& dtype) {
+  return "node { name: '" + name + "' op: 'StatelessIf' input: '" + cond +
+         "' input: 'x' attr { key: 'Tcond' value { type: " + dtype +
+         " } } attr { key: 'Tin' value { list { type: DT_FLOAT } } } "
+         "attr { key: 'Tout' value { list { type: DT_FLOAT } } } " +
+         Func("then_branch", "plus_one") + Func("else_branch", "times_three") + "} ";
+}
+
+// TensorFlow's reading of other conditions: a scalar number is true when
+// nonzero, a scalar string when non-empty, any other tensor when it has
+// elements.
+BOOST_AUTO_TEST_CASE(non_bool_if_conditions_read_as_tensorflow_reads_them) {
+  const std::string nodes = Placeholder("c", "DT_INT32") + Placeholder("f", "DT_FLOAT") +
+                            Placeholder("s", "DT_STRING") + Placeholder("v", "DT_FLOAT") +
+                            Placeholder("x", "DT_FLOAT") + IfOn("int_if", "c", "DT_INT32") +
+                            IfOn("float_if", "f", "DT_FLOAT") + IfOn("string_if", "s", "DT_STRING") +
+                            IfOn("vector_if", "v", "DT_FLOAT");
+  auto str = [](const std::string& text) {
+    Tensor t(DT_STRING, TensorShape{});
+    t.scalar<std::string>() = text;
+    return t;
+  };
+  struct Case {
+    Tensor c, f, s, v;
+    bool expect_int, expect_float, expect_string, expect_vector;
+  };
+  const Case cases[] = {
+      {Scalar(DT_INT32, 7), Scalar(DT_FLOAT, -0.5f), str("yes"), Tensor(DT_FLOAT, TensorShape{2}),
+       true, true, true, true},
+      {Scalar(DT_INT32, 0), Scalar(DT_FLOAT, -0.0f), str(""), Tensor(DT_FLOAT, TensorShape{0, 3}),
+       false, false, false, false},
+  };
+  for (bool optimize : {true, false}) {
+    FlowSession f(nodes, optimize);
+    for (const Case& k : cases) {
+      std::vector<Tensor> out;
+      Status s = f.session->Run(
+          {{"c", k.c}, {"f", k.f}, {"s", k.s}, {"v", k.v}, {"x", Scalar(DT_FLOAT, 4.0f)}},
+          {"int_if:0", "float_if:0", "string_if:0", "vector_if:0"}, {}, &out);
+      BOOST_TEST_REQUIRE(s.ok(), s.ToString());
+      BOOST_TEST(out[0].scalar<float>() == (k.expect_int ? 5.0f : 12.0f));
+      BOOST_TEST(out[1].scalar<float>() == (k.expect_float ? 5.0f : 12.0f));
+      BOOST_TEST(out[2].scalar<float>() == (k.expect_string ? 5.0f : 12.0f));
+      BOOST_TEST(out[3].scalar<float>() == (k.expect_vector ? 5.0f : 12.0f));
+    }
+  }
+}
+
+std::string CaseNode(const std::string& name, const std::string& op, const std::string& branches,
+                     const std::string& tin, const std::string& inputs, const std::string& tout) {
+  return "node { name: '" + name + "' op: '" + op + "' input: 'k' " + inputs +
+         "attr { key: 'Tin' value { list { " + tin + "} } } "
+         "attr { key: 'Tout' value { list { " + tout + "} } } "
+         "attr { key: 'branches' value { list { " + branches + "} } } } ";
+}
+
+// tf.switch_case: the branch the index names runs, an index out of range
+// runs the last branch, and only the taken branch's side effects happen.
+BOOST_AUTO_TEST_CASE(case_runs_the_branch_its_index_names_and_the_last_one_out_of_range) {
+  const std::string three = "func { name: 'plus_one' } func { name: 'times_three' } "
+                            "func { name: 'plus_one' } ";
+  const std::string nodes =
+      Placeholder("k", "DT_INT32") + Placeholder("x", "DT_FLOAT") +
+      CaseNode("pick", "StatelessCase", three, "type: DT_FLOAT ", "input: 'x' ",
+               "type: DT_FLOAT ") +
+      "node { name: 'q' op: 'FIFOQueueV2' attr { key: 'component_types' value { list { type: "
+      "DT_FLOAT } } } attr { key: 'capacity' value { i: 10 } } } " +
+      CaseNode("maybe_push", "Case",
+               "func { name: 'skip' } func { name: 'push' } func { name: 'skip' } ",
+               "type: DT_RESOURCE type: DT_FLOAT ", "input: 'q' input: 'x' ", "") +
+      "node { name: 'size' op: 'QueueSizeV2' input: 'q' } ";
+  for (bool optimize : {true, false}) {
+    FlowSession f(nodes, optimize);
+    const std::pair<int, float> expected[] = {{0, 5.0f}, {1, 12.0f}, {2, 5.0f}, {7, 5.0f},
+                                              {-1, 5.0f}};
+    for (const auto& [k, want] : expected) {
+      std::vector<Tensor> out;
+      Status s = f.session->Run({{"k", Scalar(DT_INT32, k)}, {"x", Scalar(DT_FLOAT, 4.0f)}},
+                                {"pick:0"}, {}, &out);
+      BOOST_TEST_REQUIRE(s.ok(), s.ToString());
+      BOOST_TEST(out[0].scalar<float>() == want, "k = " << k);
+    }
+    // Branch 1 pushes; 0, 2 and the out-of-range index (-> 2) do not.
+    std::vector<Tensor> out;
+    for (int k : {1, 0, 1, 5, 2}) {
+      Status s = f.session->Run({{"k", Scalar(DT_INT32, k)}, {"x", Scalar(DT_FLOAT, 1.0f)}}, {},
+                                {"maybe_push"}, &out);
+      BOOST_TEST_REQUIRE(s.ok(), s.ToString());
+    }
+    Status s = f.session->Run({}, {"size"}, {}, &out);
+    BOOST_TEST_REQUIRE(s.ok(), s.ToString());
+    BOOST_TEST(out[0].scalar<int32_t>() == 2);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
