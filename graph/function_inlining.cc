@@ -11,6 +11,7 @@
 #include "graph/function_library.h"
 #include "graph/functional_control_flow.h"
 #include "graph/shape_refiner.h"
+#include "graph/symbolic_gradient.h"
 
 namespace af {
 namespace {
@@ -323,14 +324,43 @@ bool HasFunctionCalls(const Graph& graph) {
     FunctionCall call;
     bool is_call = false;
     if (CalledFunction(*n, index, &call, &is_call).ok() && is_call) return true;
-    if (IsFunctionalControlFlow(*n)) return true;
+    if (IsFunctionalControlFlow(*n) || IsSymbolicGradient(*n)) return true;
     // A call of a missing function still needs InlineFunctionCalls' error.
     if (IsFunctionCallOp(n->type_string())) return true;
   }
   return false;
 }
 
+namespace {
+
+Status InlineFunctionCallsOnce(Graph* graph, InlineStats* stats);
+
+bool HasSymbolicGradients(const Graph& graph) {
+  for (Node* n : graph.nodes()) {
+    if (IsSymbolicGradient(*n)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// A SymbolicGradient becomes a call of a new library function first; one
+// inside a function body appears only once that body is inlined, so
+// expansion and inlining alternate until neither is left.
 Status InlineFunctionCalls(Graph* graph, InlineStats* stats) {
+  for (int round = 0; round < kMaxFunctionCallDepth; ++round) {
+    int expanded = 0;
+    AF_RETURN_IF_ERROR(ExpandSymbolicGradients(graph, &expanded));
+    AF_RETURN_IF_ERROR(InlineFunctionCallsOnce(graph, stats));
+    if (!HasSymbolicGradients(*graph)) return Status::OK();
+  }
+  return errors::InvalidArgument("SymbolicGradient nodes nested deeper than ",
+                                 kMaxFunctionCallDepth, " levels of gradient functions");
+}
+
+namespace {
+
+Status InlineFunctionCallsOnce(Graph* graph, InlineStats* stats) {
   // The library is copied: AddNode may not change it, but the index must
   // not depend on that.
   const tensorflow::FunctionDefLibrary library = graph->library();
@@ -382,4 +412,5 @@ Status InlineFunctionCalls(Graph* graph, InlineStats* stats) {
   return Status::OK();
 }
 
+}  // namespace
 }  // namespace af
