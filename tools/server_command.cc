@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 
+#include "actors/transport/connection_guard.h"
 #include "actors/transport/wire_version.h"
 #include "actors/worker_server.h"
 #include "core/cluster_secret.h"
@@ -54,6 +55,13 @@ constexpr std::string_view kUsage =
     "                      working directory and the temporary directory)\n"
     "  --max_graph_bytes B, --max_graph_nodes N  refuse larger graphs (default 1 GiB, 4194304)\n"
     "  --max_sessions_per_client N  sessions one client process may hold open (default 64)\n"
+    "  --max_connections_per_source N  connections one IPv4 address or IPv6 /64 may hold on\n"
+    "                      this server's port (default 256); more are closed at once\n"
+    "  --max_connections N  connections all sources together may hold there (default 4096;\n"
+    "                      never more than the descriptor limit, ulimit -n, less a quarter\n"
+    "                      of it or 256, whichever is more: those stay for files and peers)\n"
+    "  --handshake_timeout_secs S  with a secret, close a connection that has not finished\n"
+    "                      its TLS handshake S seconds after it opened (default 10)\n"
     "  --session_memory_limit BYTES  what one session's steps may hold on this server's\n"
     "                      devices at once, e.g. 4G (default: no limit)\n"
     "  --max_step_secs S   cancel a step that runs longer than S seconds, and cap the\n"
@@ -128,6 +136,7 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
     }
     int number = 0;
     bool ok = true;
+    std::string_view want;  // the accepted range, for flags whose range is not obvious
     if (f.name == "--port") {
       ok = ParseInt(f.value, 0, 65535, &number);
       flags->options.port = static_cast<uint16_t>(number);
@@ -172,6 +181,14 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
                        : f.name == "--max_graph_nodes" ? flags->limits.max_graph_nodes
                                                        : flags->limits.max_sessions_per_client;
       limit = number;
+    } else if (f.name == "--max_connections_per_source" || f.name == "--max_connections") {
+      ok = ParseInt(f.value, 1, 1 << 24, &number);
+      want = "a count from 1 to 16777216";
+      (f.name == "--max_connections" ? flags->limits.max_connections
+                                     : flags->limits.max_connections_per_source) = number;
+    } else if (f.name == "--handshake_timeout_secs") {
+      ok = ParseDouble(f.value, 0.25, 86400, &flags->limits.handshake_timeout_secs);
+      want = "seconds from 0.25 to 86400";
     } else if (f.name == "--session_memory_limit") {
       ok = ParseBytes(f.value, &flags->options.session_memory_limit);
     } else if (f.name == "--max_step_secs") {
@@ -188,9 +205,30 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
     } else {
       return errors::InvalidArgument("unknown flag '", f.name, "'");
     }
-    if (!ok) return errors::InvalidArgument("bad value '", f.value, "' for ", f.name);
+    if (!ok) {
+      return errors::InvalidArgument("bad value '", f.value, "' for ", f.name,
+                                     want.empty() ? "" : ": want ", want);
+    }
   }
   return ResolveClusterTask(flags);
+}
+
+// Caps the connections on the server's CAF port (the TLS port with a
+// secret); returns what applies, max_connections lowered to what the
+// descriptor limit allows.
+actors::ConnectionGuardOptions GuardPort(const ServerFlags& flags, uint16_t port) {
+  actors::ConnectionGuardOptions guard;
+  guard.max_connections_per_source = flags.limits.max_connections_per_source;
+  guard.max_connections =
+      std::min(flags.limits.max_connections, actors::MaxGuardedConnections());
+  // Without a secret CAF speaks plain BASP: there is no TLS handshake whose
+  // end the guard could see.
+  if (!flags.options.cluster_secret.empty()) {
+    guard.handshake_timeout = std::chrono::milliseconds(
+        static_cast<int64_t>(flags.limits.handshake_timeout_secs * 1000));
+  }
+  actors::GuardListeningPort(port, guard);
+  return guard;
 }
 
 int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
@@ -225,6 +263,8 @@ int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
     err << "actorflow server: " << s << "\n";
     return kExitError;
   }
+  const uint16_t port = server->port();
+  const actors::ConnectionGuardOptions guard = GuardPort(flags, port);
   // Before the "listening on" line, which tells launchers and tests that the
   // server is ready: whoever reads up to it has this one too.
   if (server->data_address().empty()) {
@@ -234,7 +274,7 @@ int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
   }
   out << "actorflow server: Actorflow " << LibraryVersion() << ", wire protocol "
       << WireProtocolVersion() << "\n";
-  out << "actorflow server: listening on " << flags.options.host << ":" << server->port();
+  out << "actorflow server: listening on " << flags.options.host << ":" << port;
   if (flags.options.cluster_secret.empty()) {
     out << " without authentication (loopback only; give --secret_file to listen on other "
            "addresses)";
@@ -246,6 +286,16 @@ int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
   out << "  graphs may use files " << (allowed.empty() ? "anywhere (--allowed_dirs any)" : "under");
   for (const std::string& dir : allowed) out << " " << dir;
   out << "\n";
+  out << "  connections to port " << port << ": at most " << guard.max_connections
+      << ", " << guard.max_connections_per_source << " from one source";
+  if (guard.max_connections < flags.limits.max_connections) {
+    out << " (--max_connections " << flags.limits.max_connections
+        << " lowered: the descriptor limit leaves room for " << guard.max_connections << ")";
+  }
+  if (guard.handshake_timeout.count() > 0) {
+    out << "; TLS handshake within " << flags.limits.handshake_timeout_secs << " s";
+  }
+  out << "\n";
   for (const std::string& device : server->device_names()) out << "  device " << device << "\n";
   out.flush();
   int signal_number = 0;
@@ -256,6 +306,13 @@ int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
   // it (and this process been told to stop) a moment before that. Stopping
   // the server joins them, so the totals below are final.
   server.reset();
+  const actors::ConnectionGuardCounts connections = actors::GetConnectionGuardCounts();
+  actors::StopConnectionGuard();
+  out << "actorflow server: connections to port " << port << ": " << connections.peak_open
+      << " open at most at once; closed at accept: " << connections.refused_per_source
+      << " over --max_connections_per_source, " << connections.refused_total
+      << " over --max_connections; " << connections.handshake_timeouts
+      << " shut down before finishing the TLS handshake\n";
   const net::TransferCounters& moved = net::TransferCounters::Global();
   out << "actorflow server: the data plane received " << moved.tensors_received.load()
       << " tensors (" << moved.bytes_received.load() << " bytes) and sent "

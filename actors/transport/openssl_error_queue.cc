@@ -6,12 +6,15 @@
 // read on any healthy connection reads as fatal: CAF closes it. These
 // definitions take the four calls' place in the process (the executable's
 // symbols win over libssl's) and empty the queue before each, then call
-// OpenSSL's own.
+// OpenSSL's own. SSL_accept also tells the connection guard
+// (connection_guard.h) when a server's handshake finished, which is the
+// only place a completed TLS handshake can be seen from outside CAF.
 #include <dlfcn.h>
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
+#include "actors/transport/connection_guard.h"
 #include "actors/transport/openssl_error_queue.h"
 
 namespace {
@@ -40,7 +43,9 @@ int SSL_write(SSL* ssl, const void* buf, int num) {
 int SSL_accept(SSL* ssl) {
   static const auto real = Real<int (*)(SSL*)>("SSL_accept");
   ERR_clear_error();
-  return real(ssl);
+  const int result = real(ssl);
+  if (result == 1) af::actors::ConnectionHandshakeDone(SSL_get_fd(ssl));
+  return result;
 }
 
 int SSL_connect(SSL* ssl) {
