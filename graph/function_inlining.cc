@@ -272,17 +272,9 @@ class CallInliner {
       return builder.Error("calls nest deeper than " + std::to_string(kMaxFunctionCallDepth) +
                            " levels (a recursive function?)");
     }
-    std::vector<TensorRef> inputs(call_->num_inputs());
-    std::vector<Node*> control_inputs;
-    for (const Edge* e : call_->in_edges()) {
-      if (e->IsControlEdge()) {
-        control_inputs.push_back(e->src());
-      } else {
-        inputs[e->dst_input()] = TensorRef{e->src(), e->src_output()};
-      }
-    }
+    const NodeInputs in = InputsOf(*call_);
     FunctionBodyCopy copy;
-    AF_RETURN_IF_ERROR(builder.Build(inputs, control_inputs, added, &copy));
+    AF_RETURN_IF_ERROR(builder.Build(in.data, in.control, added, &copy));
     if (call_->output_types() != copy.result_types) {
       return builder.Error("the call expects results " + TypeListString(call_->output_types()) +
                            " but the function returns " + TypeListString(copy.result_types));

@@ -68,24 +68,6 @@ class LoweringBuilder {
   std::vector<int>* added_;
 };
 
-struct NodeInputs {
-  std::vector<TensorRef> data;
-  std::vector<Node*> control;
-};
-
-NodeInputs InputsOf(const Node& node) {
-  NodeInputs in;
-  in.data.assign(node.num_inputs(), TensorRef{});
-  for (const Edge* e : node.in_edges()) {
-    if (e->IsControlEdge()) {
-      in.control.push_back(e->src());
-    } else {
-      in.data[e->dst_input()] = TensorRef{e->src(), e->src_output()};
-    }
-  }
-  return in;
-}
-
 Status FuncAttr(const Node& node, const char* name, const tensorflow::AttrValue** out) {
   auto it = node.def().attr().find(name);
   if (it == node.def().attr().end() || !it->second.has_func()) {

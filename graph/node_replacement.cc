@@ -15,6 +15,19 @@ struct OutEdge {
 
 }  // namespace
 
+NodeInputs InputsOf(const Node& node) {
+  NodeInputs in;
+  in.data.assign(node.num_inputs(), TensorRef{});
+  for (const Edge* e : node.in_edges()) {
+    if (e->IsControlEdge()) {
+      in.control.push_back(e->src());
+    } else {
+      in.data[e->dst_input()] = TensorRef{e->src(), e->src_output()};
+    }
+  }
+  return in;
+}
+
 bool HasSideEffects(const Node& node) {
   if (node.IsStateful()) return true;
   for (DataType t : node.input_types()) {

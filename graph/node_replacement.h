@@ -16,6 +16,14 @@ struct TensorRef {
   int port = 0;
 };
 
+// A node's inputs as edges give them: one per data input port, in order,
+// and the sources of its control edges.
+struct NodeInputs {
+  std::vector<TensorRef> data;
+  std::vector<Node*> control;
+};
+NodeInputs InputsOf(const Node& node);
+
 // Whether running `node` may change state: a stateful op, or one that
 // takes a resource or a ref (QueueEnqueueV2 and AssignVariableOp are not
 // marked stateful but change what their handle names).

@@ -71,23 +71,15 @@ Status Expand(Graph* graph, Node* node, const SymbolicGradientBuilder& build) {
   SetAttr(&def, "Tin", tin);
   SetAttr(&def, "Tout", tout);
   (*def.mutable_attr())["f"].mutable_func()->set_name(name);
-  std::vector<TensorRef> inputs(node->num_inputs());
-  std::vector<Node*> control;
-  for (const Edge* e : node->in_edges()) {
-    if (e->IsControlEdge()) {
-      control.push_back(e->src());
-    } else {
-      inputs[e->dst_input()] = TensorRef{e->src(), e->src_output()};
-    }
-  }
+  const NodeInputs in = InputsOf(*node);
   // Names for AddNode's count check; WriteInputs below spells them out.
-  for (const TensorRef& in : inputs) def.add_input(in.node ? in.node->name() : "pending");
+  for (const TensorRef& input : in.data) def.add_input(input.node ? input.node->name() : "pending");
   Node* call = nullptr;
   AF_RETURN_IF_ERROR(graph->AddNode(std::move(def), &call));
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    graph->AddEdge(inputs[i].node, inputs[i].port, call, static_cast<int>(i));
+  for (size_t i = 0; i < in.data.size(); ++i) {
+    graph->AddEdge(in.data[i].node, in.data[i].port, call, static_cast<int>(i));
   }
-  for (Node* c : control) graph->AddControlEdge(c, call);
+  for (Node* c : in.control) graph->AddControlEdge(c, call);
   Graph::WriteInputs(*call, call->mutable_def());
   std::vector<TensorRef> results;
   for (size_t i = 0; i < tout.size(); ++i) results.push_back({call, static_cast<int>(i)});
