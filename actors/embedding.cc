@@ -12,6 +12,7 @@
 #include <caf/send.hpp>
 
 #include "actors/actor_system_holder.h"
+#include "actors/spawn_without_arguments.h"
 #include "actors/cluster_connect.h"
 #include "actors/master/local_master.h"
 #include "actors/master/master_actor.h"
@@ -148,7 +149,7 @@ Status EmbeddedRuntime::Create(caf::actor_system& system, const EmbeddedOptions&
   o.worker.cluster_secret = options.cluster_secret;
   o.remote_tasks = options.remote_tasks;
   o.setup_timeout = options.setup_timeout;
-  impl->events = system.spawn(EventHub);
+  impl->events = actors::SpawnWithoutArguments<caf::event_based_actor>(system, EventHub);
   o.health.interval = options.heartbeat_interval;
   o.health.lost_after = options.worker_lost_after;
   o.health.events = impl->events;
@@ -182,13 +183,14 @@ Status EmbeddedRuntime::Create(caf::actor_system& system, const EmbeddedOptions&
 void EmbeddedRuntime::CreateAsync(caf::actor_system& system, EmbeddedOptions options,
                                   caf::actor reply_to) {
   // A blocking actor always gets its own thread.
-  system.spawn([options = std::move(options), reply_to](caf::blocking_actor* self) {
+  auto create = [options = std::move(options), reply_to](caf::blocking_actor* self) {
     std::unique_ptr<EmbeddedRuntime> runtime;
     EmbeddedRuntimeCreated created;
     created.status = Create(self->system(), options, &runtime);
     created.runtime = std::move(runtime);
     self->send(reply_to, created_atom::value, std::move(created));
-  });
+  };
+  actors::SpawnWithoutArguments<caf::blocking_actor>(system, std::move(create));
 }
 
 EmbeddedSession EmbeddedRuntime::session() const { return impl_->session; }

@@ -11,6 +11,7 @@
 #include <caf/send.hpp>
 
 #include "actors/actor_system_holder.h"
+#include "actors/spawn_without_arguments.h"
 #include "actors/interfaces.h"
 #include "actors/transport/peer_auth.h"
 #include "actors/transport/wire_handshake.h"
@@ -131,9 +132,9 @@ Status ConnectToServerOlderThanVersions() {
   config.load<caf::io::middleman>();
   config.set("scheduler.max-threads", 1);
   caf::actor_system old_system{config};
-  caf::actor old_worker = old_system.spawn([]() -> caf::behavior {
-    return {[](list_dev_atom) { return std::vector<std::string>{}; }};
-  });
+  caf::actor old_worker = SpawnWithoutArguments<caf::event_based_actor>(
+      old_system,
+      []() -> caf::behavior { return {[](list_dev_atom) { return std::vector<std::string>{}; }}; });
   auto port = old_system.middleman().publish(old_worker, 0, "127.0.0.1");
   Status result;
   if (!port) {
