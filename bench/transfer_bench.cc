@@ -12,7 +12,7 @@
 //
 // With --secret_file the cluster runs with the secret (mutual TLS on CAF),
 // and the feeds are measured twice in the same run: with the data plane in
-// plaintext (loopback's default) and encrypted (AES-128-GCM records,
+// plaintext (loopback's default) and encrypted (AES-128-OCB records,
 // ACTORFLOW_DATA_PLANE_ENCRYPTION=always), with their ratio.
 //
 //   bench_transfer [--sizes 4096,65536,1048576,67108864,1073741824] [--runs 2000]

@@ -159,14 +159,17 @@ caf::error wire::inspect(caf::deserializer& f, wire::TensorChunk& x) {
                      ") does not fit a tensor of " + std::to_string(total) + " bytes");
   }
   const auto* binary = dynamic_cast<caf::binary_deserializer*>(&f);
-  if (binary != nullptr && n > binary->remaining()) {
+  if ((binary != nullptr && n > binary->remaining()) || n > wire::kChunkBytes) {
     return WireError("chunk of " + std::to_string(n) + " bytes exceeds the message");
   }
-  s = actors::IncomingTensors::Global().Acquire(x.step_id, x.key, static_cast<DataType>(dtype),
-                                                shape, &x.tensor);
+  x.from_wire = true;
+  x.dtype = static_cast<DataType>(dtype);
+  x.shape = std::move(shape);
+  s = Tensor::Allocate(GetCpuAllocator(), DT_UINT8, TensorShape({static_cast<int64_t>(n)}),
+                       &x.tensor);
   if (!s.ok()) return WireError(s.message());
   if (n > 0) {
-    if (auto err = f.apply_raw(n, static_cast<char*>(x.tensor.raw_data()) + x.offset)) return err;
+    if (auto err = f.apply_raw(n, x.tensor.raw_data())) return err;
   }
   return f.end_sequence();
 }

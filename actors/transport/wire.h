@@ -96,14 +96,21 @@ inline constexpr int kChunkWindow = 4;
 
 // Bytes [offset, offset + length) of a large tensor for a Recv in another
 // process. Sending, `tensor` is the whole source tensor (nothing is copied
-// before the socket); received, it is the destination tensor the slice was
-// already deserialized into (actors/transport/incoming_tensors.h).
+// before the socket). Received from the wire, `tensor` holds only this
+// chunk's bytes (DT_UINT8, `length` of them) and `dtype`/`shape` describe the
+// whole tensor: the destination is allocated by the worker's handler after
+// it admitted the sender (actors/transport/incoming_tensors.h), never by the
+// deserializer, so a message cannot make a process allocate more than its
+// own size before any check.
 struct TensorChunk {
   int64_t step_id = 0;
   std::string key;  // rendezvous key
   uint64_t offset = 0;
   uint64_t length = 0;
   Tensor tensor;
+  bool from_wire = false;  // set by the deserializer
+  DataType dtype = DT_INVALID;
+  TensorShape shape;
 };
 
 // A tensor a Send in one process hands to the Recv in another: one message

@@ -85,7 +85,8 @@ Status ProbeWithoutHandshake(const std::string& host, uint16_t port,
   AskSessionRequests(self, worker, 0, answers);
   answers->push_back(Ask<bool>(
       self, worker, "TensorChunk", [](auto&) { return Obeyed(); }, chunk_atom::value,
-      wire::TensorChunk{kStepId, "probe;chunk", 0, 4, Tensor::Scalar<float>(1)}));
+      wire::TensorChunk{kStepId, "probe;chunk", 0, 4, Tensor::Scalar<float>(1), false,
+                        DT_INVALID, {}}));
   answers->push_back(Ask<wire::WireStatus>(self, worker, "ResetContainers", wire_status,
                                            reset_atom::value, std::vector<std::string>{}));
   answers->push_back(Ask<std::vector<ContainerListing>>(

@@ -31,7 +31,7 @@ void SendMore(ChunkSenderPointer self) {
   const uint64_t total = st.value.TotalBytes();
   while (st.in_flight < wire::kChunkWindow && st.next < total) {
     const uint64_t length = std::min(wire::kChunkBytes, total - st.next);
-    wire::TensorChunk chunk{st.step_id, st.key, st.next, length, st.value};
+    wire::TensorChunk chunk{st.step_id, st.key, st.next, length, st.value, false, DT_INVALID, {}};
     st.next += length;
     ++st.in_flight;
     self->request(st.dest, kChunkTimeout, chunk_atom::value, std::move(chunk))

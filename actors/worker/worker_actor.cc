@@ -222,14 +222,10 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
                }),
       Admitted(admit, "Flush",
                [=](flush_atom, uint64_t outbox_id) { FlushOutbox(self, outbox_id); }),
-      [=](chunk_atom, wire::TensorChunk& chunk) -> caf::result<bool> {
-        if (Status s = Admit(self, "TensorChunk"); !s.ok()) {
-          // The bytes already landed in the step's destination tensor.
-          IncomingTensors::Global().Release(chunk.step_id, chunk.key);
-          return ToCafError(s);
-        }
-        return ReceiveChunk(self, chunk);
-      },
+      Admitted(admit, "TensorChunk",
+               [=](chunk_atom, wire::TensorChunk& chunk) -> caf::result<bool> {
+                 return ReceiveChunk(self, chunk);
+               }),
       Admitted(admit, "AbortStep",
                [=](abort_step_atom, int64_t step_id, const wire::WireStatus& why) {
                  HandlerScope scope(self);

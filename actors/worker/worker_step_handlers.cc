@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <set>
@@ -75,27 +76,45 @@ WorkerStep* GetOrCreateStep(WorkerPointer self, int64_t step_id) {
   return &step;
 }
 
-// Counts a chunk's bytes (already in the destination tensor) and hands the
-// tensor to the step's rendezvous once complete. False: stop sending.
+// Copies a chunk into its tensor's destination (allocated by the first chunk
+// to arrive, here, after the sender was admitted) and hands the tensor to the
+// step's rendezvous once complete. False: stop sending.
 bool ReceiveChunk(WorkerPointer self, wire::TensorChunk& chunk) {
   WorkerStep* found = GetOrCreateStep(self, chunk.step_id);
-  if (found == nullptr) {
+  if (found == nullptr || found->context->aborted()) {
     IncomingTensors::Global().Release(chunk.step_id, chunk.key);
     return false;
   }
   WorkerStep& step = *found;
-  if (step.context->aborted()) {
-    IncomingTensors::Global().Release(chunk.step_id, chunk.key);
-    return false;
+  Tensor whole = chunk.tensor;  // in one process: the source itself
+  if (chunk.from_wire) {
+    Status s = IncomingTensors::Global().Acquire(chunk.step_id, chunk.key, chunk.dtype,
+                                                 chunk.shape, &whole);
+    if (s.ok() && (chunk.offset > whole.TotalBytes() ||
+                   chunk.length > whole.TotalBytes() - chunk.offset ||
+                   chunk.length != chunk.tensor.TotalBytes())) {
+      s = errors::DataLoss("chunk [", chunk.offset, ", +", chunk.length, ") of '", chunk.key,
+                           "' does not fit its tensor of ", whole.TotalBytes(), " bytes");
+    }
+    if (!s.ok()) {
+      IncomingTensors::Global().Release(chunk.step_id, chunk.key);
+      HandlerScope scope(self);
+      self->state.registry->Abort(chunk.step_id, s);
+      return false;
+    }
+    if (chunk.length > 0) {
+      std::memcpy(static_cast<char*>(whole.raw_data()) + chunk.offset, chunk.tensor.raw_data(),
+                  chunk.length);
+    }
   }
   uint64_t& received = step.chunk_bytes[chunk.key];
   received += chunk.length;
-  if (received < chunk.tensor.TotalBytes()) return true;
+  if (received < whole.TotalBytes()) return true;
   step.chunk_bytes.erase(chunk.key);
   IncomingTensors::Global().Release(chunk.step_id, chunk.key);
   HandlerScope scope(self);
   self->state.registry->NoteDelivery(
-      step.context->rendezvous()->DeliverFromPeer(chunk.key, chunk.tensor, false));
+      step.context->rendezvous()->DeliverFromPeer(chunk.key, whole, false));
   return true;
 }
 

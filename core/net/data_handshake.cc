@@ -13,7 +13,8 @@ namespace af::net {
 namespace {
 
 constexpr uint32_t kHandshakeMagic = 0x48444641;  // "AFDH" on the wire
-constexpr uint16_t kHandshakeVersion = 1;
+// 2: sealed records are AES-128-OCB (1 sealed them with AES-128-GCM).
+constexpr uint16_t kHandshakeVersion = 2;
 constexpr size_t kNonceBytes = 32;
 constexpr size_t kProofBytes = 32;
 constexpr size_t kHeadBytes = 8;  // magic, version, flags

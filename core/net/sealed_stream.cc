@@ -22,8 +22,9 @@ EVP_CIPHER_CTX* NewContext(const std::string& key, bool encrypt) {
   EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
   if (ctx == nullptr) return nullptr;
   const auto* k = reinterpret_cast<const unsigned char*>(key.data());
-  const int ok = encrypt ? EVP_EncryptInit_ex(ctx, EVP_aes_128_gcm(), nullptr, k, nullptr)
-                         : EVP_DecryptInit_ex(ctx, EVP_aes_128_gcm(), nullptr, k, nullptr);
+  const int ok = encrypt ? EVP_EncryptInit_ex(ctx, EVP_aes_128_ocb(), nullptr, k, nullptr)
+                         : EVP_DecryptInit_ex(ctx, EVP_aes_128_ocb(), nullptr, k, nullptr);
+  // OCB's defaults are RFC 7253's: a 12-byte nonce and a 16-byte tag.
   if (ok != 1 || key.size() != kSealedKeyBytes) {
     EVP_CIPHER_CTX_free(ctx);
     return nullptr;
@@ -63,8 +64,8 @@ Status SealingWriter::SendRecord(const char* data, size_t bytes) {
       EVP_EncryptUpdate(ctx_, out, &written, reinterpret_cast<const unsigned char*>(data),
                         static_cast<int>(bytes)) != 1 ||
       EVP_EncryptFinal_ex(ctx_, out + written, &final_bytes) != 1 ||
-      EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_GCM_GET_TAG, kTagBytes, out + bytes) != 1) {
-    return errors::Internal("data plane: AES-GCM encryption failed");
+      EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_AEAD_GET_TAG, kTagBytes, out + bytes) != 1) {
+    return errors::Internal("data plane: AES-OCB encryption failed");
   }
   return SendAll(fd_, buffer_.data(), 4 + bytes + kTagBytes);
 }
@@ -102,7 +103,7 @@ Status OpeningReader::OpenRecordInto(char* dst, uint32_t length) {
   int written = 0, final_bytes = 0;
   if (EVP_DecryptInit_ex(ctx_, nullptr, nullptr, nullptr, nonce) != 1 ||
       EVP_DecryptUpdate(ctx_, text, &written, text, static_cast<int>(length)) != 1 ||
-      EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_GCM_SET_TAG, kTagBytes, tag) != 1 ||
+      EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_AEAD_SET_TAG, kTagBytes, tag) != 1 ||
       EVP_DecryptFinal_ex(ctx_, text + written, &final_bytes) != 1) {
     // The plaintext written so far is garbage: wipe it.
     std::memset(dst, 0, length);

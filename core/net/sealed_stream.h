@@ -1,5 +1,8 @@
-// Encryption of a data-plane connection: AES-128-GCM records over the
-// socket, keyed per connection by the handshake (core/net/data_handshake.h).
+// Encryption of a data-plane connection: AES-128-OCB records (RFC 7253)
+// over the socket, keyed per connection by the handshake
+// (core/net/data_handshake.h). OCB, not GCM: with the same AES instructions
+// it seals 2-2.5x faster on these machines (10 vs 4.8 GB/s on one core), and
+// on loopback the cipher, not the copy, sets the encrypted throughput.
 //
 //   record: ciphertext bytes u32, ciphertext, tag[16]
 //   nonce:  4 zero bytes, then the record's index u64 (each direction of

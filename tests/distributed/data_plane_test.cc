@@ -253,7 +253,7 @@ BOOST_AUTO_TEST_CASE(members_with_a_secret_use_the_data_plane) {
 }
 
 // ACTORFLOW_DATA_PLANE_ENCRYPTION=always seals the frames even on loopback
-// (AES-128-GCM records, core/net/sealed_stream.h): the tensors arrive
+// (AES-128-OCB records, core/net/sealed_stream.h): the tensors arrive
 // intact both ways, still over the data plane.
 BOOST_AUTO_TEST_CASE(members_with_a_secret_can_encrypt_the_data_plane) {
   // This process and the servers it starts; unset however the test ends.
@@ -333,12 +333,12 @@ BOOST_AUTO_TEST_CASE(a_connection_with_a_wrong_proof_is_closed) {
   // bytes. The listener answers "refused" (0) and closes.
   int fd = -1;
   BOOST_TEST_REQUIRE(net::ConnectTcp(address, std::chrono::seconds(5), stop, &fd).ok());
-  std::string hello("AFDH\x01\x00\x01\x00", 8);
+  std::string hello("AFDH\x02\x00\x01\x00", 8);
   hello.append(32, 'n');
   BOOST_TEST_REQUIRE(net::SendAll(fd, hello.data(), hello.size()).ok());
   std::string challenge(72, '\0');
   BOOST_TEST_REQUIRE(net::RecvAll(fd, challenge.data(), challenge.size()).ok());
-  BOOST_TEST(challenge.substr(0, 8) == std::string("AFDH\x01\x00\x01\x00", 8));  // required
+  BOOST_TEST(challenge.substr(0, 8) == std::string("AFDH\x02\x00\x01\x00", 8));  // required
   const std::string wrong_proof(32, 'p');
   BOOST_TEST_REQUIRE(net::SendAll(fd, wrong_proof.data(), wrong_proof.size()).ok());
   char byte = 1;
