@@ -12,6 +12,9 @@
 // the source tensor into a buffer that stays in cache, and the receiver
 // reads a record straight into the destination tensor and decrypts it
 // there while it is still in cache: no copy beyond what TCP makes anyway.
+// 1 MiB (one L2 cache here) gave 0.71-0.74x plaintext at 64 MiB on loopback,
+// 256 KiB 0.66-0.68x and 64 KiB 0.60x (bench_transfer, one run each):
+// fewer records, fewer system calls and cipher re-initialisations.
 // A record that fails authentication, is too long or is cut off is
 // DATA_LOSS; nothing of it reaches the caller. No CAF here.
 #pragma once
@@ -31,7 +34,7 @@ typedef struct evp_cipher_ctx_st EVP_CIPHER_CTX;
 namespace af::net {
 
 inline constexpr size_t kSealedKeyBytes = 16;
-inline constexpr size_t kMaxRecordBytes = 256 * 1024;
+inline constexpr size_t kMaxRecordBytes = 1024 * 1024;
 
 class SealingWriter {
  public:
