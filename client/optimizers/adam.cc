@@ -54,19 +54,29 @@ Status AdamOptimizer::SparseParts(const Scope& scope, const Output& var, Output*
 }
 
 // TensorFlow's sparse Adam: every row's moments decay, the gradient's rows
-// add in, and every row of the variable moves.
+// add in, and every row of the variable moves. For float and double one
+// SparseApplyAdamAllRows does it in one pass with the composition's exact
+// arithmetic; the scaled rows are computed here, as the composition does.
 Status AdamOptimizer::ApplySparse(const Scope& scope, const IndexedSlices& slices,
                                   const Output& var, Operation* update) {
   Output m, v, step_size;
   AF_RETURN_IF_ERROR(SparseParts(scope, var, &m, &v, &step_size));
   const DataType dtype = BaseType(var.type());
+  auto m_rows = ops::Mul(scope, slices.values, Hyper(scope, dtype, 1 - beta1_));
+  auto v_rows =
+      ops::Mul(scope, ops::Square(scope, slices.values), Hyper(scope, dtype, 1 - beta2_));
+  if (dtype == DT_FLOAT || dtype == DT_DOUBLE) {
+    *update = ops::SparseApplyAdamAllRows(scope, var, m, v, step_size, Hyper(scope, dtype, beta1_),
+                                          Hyper(scope, dtype, beta2_),
+                                          Hyper(scope, dtype, epsilon_), m_rows, v_rows,
+                                          slices.indices)
+                  .operation;
+    return scope.status();
+  }
   auto decayed_m = ops::Assign(scope, m, ops::Mul(scope, m, Hyper(scope, dtype, beta1_)));
-  auto m_t = ops::ScatterAdd(scope, decayed_m, slices.indices,
-                             ops::Mul(scope, slices.values, Hyper(scope, dtype, 1 - beta1_)));
+  auto m_t = ops::ScatterAdd(scope, decayed_m, slices.indices, m_rows);
   auto decayed_v = ops::Assign(scope, v, ops::Mul(scope, v, Hyper(scope, dtype, beta2_)));
-  auto v_t = ops::ScatterAdd(
-      scope, decayed_v, slices.indices,
-      ops::Mul(scope, ops::Square(scope, slices.values), Hyper(scope, dtype, 1 - beta2_)));
+  auto v_t = ops::ScatterAdd(scope, decayed_v, slices.indices, v_rows);
   auto denom = ops::Add(scope, ops::Sqrt(scope, v_t), Hyper(scope, dtype, epsilon_));
   *update = ops::AssignSub(scope, var,
                            ops::Mul(scope, step_size, ops::Div(scope, m_t, denom)))

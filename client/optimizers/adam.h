@@ -5,7 +5,8 @@
 // b2^t and advance after every step's updates.
 //
 // Sparse gradients: AdamOptimizer decays every row's m and v each step, as
-// TensorFlow's does (so its sparse update still costs the whole table);
+// TensorFlow's does (so its sparse update still costs the whole table, in
+// one pass: SparseApplyAdamAllRows, our op);
 // LazyAdamOptimizer (TensorFlow's LazyAdamOptimizer) updates m, v and the
 // variable only in the rows the gradient has: k rows' work, not V's, in one
 // SparseApplyAdam (our op; TensorFlow composes it from gathers and scatters).

@@ -2,7 +2,8 @@
 // FTRL-Proximal, dense and sparse. Each reads the variable and its slots
 // through reference edges and updates them in place; names, inputs, attrs
 // and defaults are TensorFlow's, so its GraphDefs run here. SparseApplyAdam
-// is ours: TensorFlow's lazy Adam composes it from gathers and scatters.
+// and SparseApplyAdamAllRows are ours: TensorFlow composes lazy Adam, and
+// Adam with a sparse gradient, from gathers, scatters and assignments.
 #include <cstdint>
 #include <initializer_list>
 #include <vector>
@@ -83,6 +84,31 @@ REGISTER_OP("SparseApplyAdagrad")
     .SetShapeFn([](InferenceContext* c) { return ApplyShapeWithGrad(c, {1}, {2}, 3, 4); })
     .Doc("For each row i named by indices, in order: accum[i] += grad^2; "
          "var[i] -= lr * grad / sqrt(accum[i]).");
+
+REGISTER_OP("SparseApplyAdamAllRows")
+    .Input("var: Ref(T)")
+    .Input("m: Ref(T)")
+    .Input("v: Ref(T)")
+    .Input("lr_t: T")
+    .Input("beta1: T")
+    .Input("beta2: T")
+    .Input("epsilon: T")
+    .Input("m_rows: T")
+    .Input("v_rows: T")
+    .Input("indices: Tindices")
+    .Output("out: Ref(T)")
+    .Attr("T: {float, double}")
+    .Attr("Tindices: {int32, int64}")
+    .Attr("use_locking: bool = false")
+    .SetShapeFn([](InferenceContext* c) {
+      PartialTensorShape rows;
+      AF_RETURN_IF_ERROR(c->Merge(c->input(7), c->input(8), &rows));
+      return ApplyShapeWithGrad(c, {1, 2}, {3, 4, 5, 6}, 7, 9);
+    })
+    .Doc("TensorFlow's Adam with a sparse gradient in one pass: m = m * beta1, then "
+         "m[indices[j]] += m_rows[j] in order (m_rows = grad * (1 - beta1)); v likewise with "
+         "beta2 and v_rows = grad^2 * (1 - beta2); every row: var -= lr_t * (m / (sqrt(v) + "
+         "epsilon)). Ours: TensorFlow composes it from Assign, ScatterAdd and AssignSub.");
 
 REGISTER_OP("SparseApplyAdam")
     .Input("var: Ref(T)")
