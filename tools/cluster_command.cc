@@ -14,7 +14,7 @@ namespace {
 constexpr std::string_view kUsage =
     "usage: actorflow cluster --ps N --workers M [--logdir D] [--restart never|on-failure]\n"
     "                         [--max_restarts K] [--host 127.0.0.1] [--base_port P]\n"
-    "                         -- PROGRAM ARGS...\n"
+    "                         [--stream chief|all|none] -- PROGRAM ARGS...\n"
     "\n"
     "Runs a cluster on this machine as a cluster manager would: N parameter-server\n"
     "tasks, each an `actorflow server --cluster SPEC --job ps --task i`, and M worker\n"
@@ -33,6 +33,9 @@ constexpr std::string_view kUsage =
     "  --workers M         worker tasks running PROGRAM (1 or more)\n"
     "  --logdir D          each task's stdout and stderr go to D/<job>-<index>.log\n"
     "                      (default: a new directory /tmp/actorflow-cluster-XXXXXX)\n"
+    "  --stream WHOSE      whose lines this command also prints as they come, each\n"
+    "                      prefixed \"[worker-0] \": chief (default), all or none;\n"
+    "                      the chief's last line is repeated at the very end\n"
     "  --restart POLICY    never (default): a ps task or a worker that dies is\n"
     "                      reported and the chief goes on; on-failure: a ps task\n"
     "                      that exits, or a worker that exits nonzero or by a\n"
@@ -67,6 +70,11 @@ Status ReadClusterFlags(const Args& args, ClusterLaunchOptions* options) {
     } else if (f.name == "--restart") {
       ok = f.value == "never" || f.value == "on-failure";
       options->restart_on_failure = f.value == "on-failure";
+    } else if (f.name == "--stream") {
+      ok = f.value == "chief" || f.value == "all" || f.value == "none";
+      options->stream = f.value == "all"    ? StreamOutput::kAll
+                        : f.value == "none" ? StreamOutput::kNone
+                                            : StreamOutput::kChief;
     } else if (f.name == "--max_restarts") {
       ok = ParseInt(f.value, 0, 1000, &options->max_restarts);
     } else if (f.name == "--host") {

@@ -23,6 +23,7 @@
 #include "core/cluster_spec.h"
 #include "core/status.h"
 #include "tools/cluster_plan.h"
+#include "tools/log_follower.h"
 #include "tools/subcommands.h"
 
 extern char** environ;
@@ -69,7 +70,7 @@ std::vector<pid_t> ListChildren() {
 class Launcher {
  public:
   Launcher(const ClusterLaunchOptions& options, std::ostream& out, std::ostream& err)
-      : options_(options), out_(out), err_(err) {
+      : options_(options), out_(out), err_(err), follower_(out) {
     // Stop signals and child exits are taken synchronously (sigtimedwait) so
     // that no handler runs in the middle of a fork or a reap.
     sigemptyset(&handled_);
@@ -132,6 +133,12 @@ class Launcher {
     }
     Supervise();
     const ClusterTask& chief = tasks_[options_.num_ps];
+    follower_.Drain();
+    // The result a chief prints last (accuracy, a JSON line) ends the
+    // console too, after the other tasks' endings.
+    if (const std::string last = follower_.LastLine(chief.Name()); !last.empty()) {
+      Say(chief.Name() + "'s last line: " + last);
+    }
     if (chief.last_status != -1) return ExitCodeOf(chief.last_status);
     return received_signal_ ? 128 + received_signal_ : kExitError;
   }
@@ -232,6 +239,10 @@ class Launcher {
     t->pid = pid;
     t->listening = false;
     t->listen_deadline = Clock::now() + options_.start_timeout;
+    if (options_.stream == StreamOutput::kAll ||
+        (options_.stream == StreamOutput::kChief && t->is_chief())) {
+      follower_.Follow(t->Name(), t->log_path, t->log_start);
+    }
     Say("job " + t->job + " task " + std::to_string(t->index) + " at " + t->address + " pid " +
         std::to_string(pid) + " log " + t->log_path);
     return true;
@@ -311,6 +322,7 @@ class Launcher {
         StopAll(SIGTERM);
         return false;
       }
+      follower_.Poll();
       if (const int s = WaitSignal(kPoll); s != 0) {
         received_signal_ = s;
         Say("got signal " + std::to_string(s) + " while starting; stopping every task");
@@ -323,6 +335,7 @@ class Launcher {
 
   void Supervise() {
     while (true) {
+      follower_.Poll();
       if (chief_ended_) {
         if (AnyRunning()) Say("stopping the other tasks");
         StopAll(SIGTERM);
@@ -499,6 +512,7 @@ class Launcher {
     bool killed = false;
     while (true) {
       const int s = WaitSignal(kPoll);
+      follower_.Poll();
       ReapAll();
       if (!AnyLeft()) return;
       if (killed) {
@@ -524,6 +538,7 @@ class Launcher {
   const ClusterLaunchOptions& options_;
   std::ostream& out_;
   std::ostream& err_;
+  LogFollower follower_;  // prints the streamed tasks' lines to out_
   sigset_t handled_{};
   sigset_t original_mask_{};
   struct sigaction original_sigpipe_ {};

@@ -11,6 +11,10 @@
 
 namespace af::tools {
 
+// Whose output `actorflow cluster` prints on its console, line by line with
+// the task's name, besides writing every task's own log.
+enum class StreamOutput { kNone, kChief, kAll };
+
 struct ClusterLaunchOptions {
   int num_ps = 0;
   int num_workers = 1;
@@ -22,12 +26,14 @@ struct ClusterLaunchOptions {
   std::vector<std::string> program;  // argv run for every worker task
   std::chrono::milliseconds start_timeout{30000};  // until a ps says "listening on"
   std::chrono::milliseconds stop_grace{10000};     // between SIGTERM and SIGKILL
+  StreamOutput stream = StreamOutput::kChief;
 };
 
 // Runs the cluster until the chief ends (or SIGINT/SIGTERM arrive) and
 // returns the process exit code: the chief's (128+signal if a signal ended
-// it), 1 if the cluster could not start. Status lines go to `out`, failures
-// to `err`.
+// it), 1 if the cluster could not start. Status lines and the streamed
+// tasks' lines go to `out` (the chief's last line again at the very end),
+// failures to `err`.
 int RunCluster(const ClusterLaunchOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace af::tools

@@ -1,6 +1,7 @@
 // `actorflow cluster`: flag errors, TF_CONFIG for each worker task, the
 // chief's exit code, restarts of a killed ps task on its address, SIGTERM
-// to the launcher, and no task process left behind in any of these.
+// to the launcher, task output streamed to the console, and no task process
+// left behind in any of these.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -70,14 +71,17 @@ bool WaitFor(const std::function<bool()>& done,
   return true;
 }
 
-// Every number after "pid " and "child " in `text`: the task pids the
-// launcher printed and the background children the test scripts print.
+// Every distinct number after "pid " and "child " in `text`: the task pids
+// the launcher printed and the background children the test scripts print
+// (a log's line may appear twice: in the log and streamed to the console).
 std::vector<pid_t> PidsIn(const std::string& text) {
   std::vector<pid_t> pids;
   const std::regex pid(R"((?:pid|child) (\d+))");
   for (std::sregex_iterator it(text.begin(), text.end(), pid), end; it != end; ++it) {
     pids.push_back(static_cast<pid_t>(std::stol((*it)[1])));
   }
+  std::sort(pids.begin(), pids.end());
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
   return pids;
 }
 
@@ -186,6 +190,7 @@ BOOST_AUTO_TEST_CASE(flag_errors_print_the_usage) {
       {"cluster", "--ps", "1", "--workers", "1", "--restart", "always", "--", "true"},
       {"cluster", "--ps", "1", "--workers", "1", "--frobnicate", "--", "true"},
       {"cluster", "--ps", "1", "--workers", "1", "--base_port", "65535", "--", "true"},
+      {"cluster", "--ps", "1", "--workers", "1", "--stream", "some", "--", "true"},
   };
   for (const std::vector<std::string>& args : wrong) {
     std::string output;
@@ -302,6 +307,58 @@ BOOST_AUTO_TEST_CASE(sigterm_to_the_launcher_ends_every_task) {
       PidsIn(launch.output + dir.Read("worker-0.log") + dir.Read("worker-1.log"));
   BOOST_TEST(pids.size() == 5u, launch.output);
   for (pid_t pid : pids) BOOST_TEST(Gone(pid), "pid " << pid << " is still running");
+}
+
+// Task output on the console: the chief's lines by default, every task's
+// with --stream all, none with --stream none; each line once, prefixed with
+// its task, the logs unchanged, and the chief's last line (even one without
+// a newline) repeated as the console's last.
+BOOST_AUTO_TEST_CASE(task_lines_stream_to_the_console_with_their_task_name) {
+  const auto run = [](const std::string& stream, const LogDir& dir) {
+    // Worker 1 speaks first; the chief waits to see it in worker 1's log.
+    const std::string script =
+        "case \"$TF_CONFIG\" in *'\"index\": 0}'*)\n"
+        "  i=0; until grep -q hello " + dir.File("worker-1.log") + " || [ $i -ge 200 ]; do\n"
+        "    sleep 0.1; i=$((i+1)); done\n"
+        "  echo 'chief step 1'; echo 'chief step 2'; printf 'result 42';;\n"
+        "*) echo 'hello from worker 1'; sleep 25;;\n"
+        "esac\n";
+    std::string output;
+    const int code = RunActorflow({"cluster", "--ps", "1", "--workers", "2", "--stream", stream,
+                                   "--logdir", dir.path(), "--", "sh", "-c", script},
+                                  &output, std::chrono::seconds(40));
+    BOOST_TEST(code == 0, output);
+    return output;
+  };
+  {
+    LogDir dir;
+    BOOST_TEST_REQUIRE(!dir.path().empty());
+    const std::string output = run("all", dir);
+    BOOST_TEST(Count(output, "[worker-0] chief step 1\n") == 1u, output);
+    BOOST_TEST(Count(output, "[worker-0] chief step 2\n") == 1u, output);
+    BOOST_TEST(Count(output, "[worker-1] hello from worker 1\n") == 1u, output);
+    BOOST_TEST(Count(output, "[ps-0] ") >= 1u, output);  // the server's own lines
+    BOOST_TEST(output.find("[worker-0] chief step 1") < output.find("[worker-0] chief step 2"));
+    const std::string last = "actorflow cluster: worker-0's last line: result 42\n";
+    BOOST_TEST(output.size() >= last.size());
+    BOOST_TEST(output.substr(output.size() - std::min(output.size(), last.size())) == last, output);
+    BOOST_TEST(dir.Read("worker-0.log") == "chief step 1\nchief step 2\nresult 42");
+  }
+  {
+    LogDir dir;
+    BOOST_TEST_REQUIRE(!dir.path().empty());
+    const std::string output = run("chief", dir);
+    BOOST_TEST(Count(output, "[worker-0] chief step 2\n") == 1u, output);
+    BOOST_TEST(Count(output, "[worker-1]") == 0u, output);
+    BOOST_TEST(Count(output, "[ps-0]") == 0u, output);
+  }
+  {
+    LogDir dir;
+    BOOST_TEST_REQUIRE(!dir.path().empty());
+    const std::string output = run("none", dir);
+    BOOST_TEST(Count(output, "[worker-") == 0u, output);
+    BOOST_TEST(Count(output, "last line") == 0u, output);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
