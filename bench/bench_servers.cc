@@ -60,6 +60,12 @@ void BenchServer::Start(const std::vector<std::string>& args) {
   const size_t at = text.find(marker) + marker.size();
   // "host:port", then possibly words about the server's authentication.
   address_ = text.substr(at, text.find_first_of(" \n", at) - at);
+  // With --metrics_port, the line before says where the metrics are.
+  const std::string metrics = "metrics on http://";
+  if (const size_t m = text.find(metrics); m != std::string::npos) {
+    const size_t from = m + metrics.size();
+    metrics_address_ = text.substr(from, text.find('/', from) - from);
+  }
   close(out[0]);
 }
 

@@ -22,11 +22,14 @@ class BenchServer {
   // exits the benchmark with a message when the server does not start.
   void Start(const std::vector<std::string>& args);
   const std::string& address() const { return address_; }
+  // "host:port" of its metrics endpoint (started with --metrics_port), else empty.
+  const std::string& metrics_address() const { return metrics_address_; }
   pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;
   std::string address_;
+  std::string metrics_address_;
 };
 
 // The directory holding the running binary (where `actorflow` is built).

@@ -18,6 +18,7 @@
 #include "core/server_limits.h"
 #include "core/net/transfer_counters.h"
 #include "tools/flags.h"
+#include "tools/server_metrics.h"
 #include "tools/subcommands.h"
 
 namespace af::tools {
@@ -71,11 +72,18 @@ constexpr std::string_view kUsage =
     "                      (default: the spec in ACTORFLOW_FAULTS, whose task=/job:J/task:T\n"
     "                      groups let one variable configure a whole cluster;\n"
     "                      docs/fault-tolerance.md)\n"
+    "  --metrics_port P    serve Prometheus metrics on http://HOST:P/metrics, and\n"
+    "                      /healthz and /readyz for probes (0: a port the kernel picks;\n"
+    "                      default: none). No authentication: bind it where only the\n"
+    "                      operator's network reaches\n"
+    "  --metrics_host H    the address the metrics port listens on (default: --host's)\n"
     "  --exit_with_parent  stop when the parent process dies (for tests and launchers)\n";
 
 struct ServerFlags {
   WorkerServerOptions options;
   bool exit_with_parent = false;
+  int metrics_port = -1;     // --metrics_port (-1: no endpoint)
+  std::string metrics_host;  // --metrics_host (empty: the server's host)
   std::string cluster;      // --cluster, or TF_CONFIG's
   std::string secret_file;  // --secret_file (empty: ACTORFLOW_SECRET_FILE's)
   std::vector<std::string> allowed_dirs;  // --allowed_dirs (empty after "any": anywhere)
@@ -191,6 +199,12 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
       want = "seconds from 0.25 to 86400";
     } else if (f.name == "--session_memory_limit") {
       ok = ParseBytes(f.value, &flags->options.session_memory_limit);
+    } else if (f.name == "--metrics_port") {
+      ok = ParseInt(f.value, 0, 65535, &flags->metrics_port);
+      want = "a port from 0 to 65535";
+    } else if (f.name == "--metrics_host") {
+      ok = !f.value.empty();
+      flags->metrics_host = f.value;
     } else if (f.name == "--max_step_secs") {
       ok = ParseDouble(f.value, 0, 1e7, &flags->options.max_step_secs);
     } else if (f.name == "--faults") {
@@ -265,6 +279,19 @@ int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
   }
   const uint16_t port = server->port();
   const actors::ConnectionGuardOptions guard = GuardPort(flags, port);
+  std::atomic<bool> serving{true};
+  std::unique_ptr<metrics::HttpEndpoint> metrics_endpoint;
+  if (flags.metrics_port >= 0) {
+    const std::string host = flags.metrics_host.empty() ? flags.options.host : flags.metrics_host;
+    s = StartServerMetrics(host, static_cast<uint16_t>(flags.metrics_port), &serving,
+                           &metrics_endpoint);
+    if (!s.ok()) {
+      err << "actorflow server: " << s << "\n";
+      return kExitError;
+    }
+    out << "actorflow server: metrics on http://" << metrics_endpoint->address()
+        << "/metrics (and /healthz, /readyz)\n";
+  }
   // Before the "listening on" line, which tells launchers and tests that the
   // server is ready: whoever reads up to it has this one too.
   if (server->data_address().empty()) {
@@ -300,6 +327,7 @@ int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
   out.flush();
   int signal_number = 0;
   sigwait(&stop, &signal_number);
+  serving.store(false);  // /readyz says so while the server stops
   out << "actorflow server: stopping (signal " << signal_number << ")\n";
   out.flush();
   // The senders count a tensor once its last byte left; a peer may have read

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/metrics/metrics_registry.h"
+
 namespace af::actors {
 
 using Kind = AccumulatorRequest::Kind;
@@ -66,6 +68,10 @@ void AccumulatorCore::Apply(AccumulatorRequest& r) {
   }
   if (r.step < global_step_ || surplus) {
     dropped_->fetch_add(1, std::memory_order_relaxed);
+    static metrics::Counter* const dropped_here = metrics::MetricsRegistry::Global().GetCounter(
+        "actorflow_accumulator_gradients_dropped_total",
+        "Gradients this process's accumulators dropped: stale, or beyond the step's count.");
+    dropped_here->Add();
     r.Finish(Status::OK(), {}, 0, false);
     return;
   }

@@ -26,6 +26,21 @@ std::shared_ptr<StepContext> StepRegistry::GetOrCreate(int64_t step_id) {
   return entry == nullptr ? nullptr : entry->context;
 }
 
+StepRegistry::StepRegistry(std::string task_name,
+                           std::shared_ptr<const LocalDeviceNames> local_devices)
+    : task_name_(std::move(task_name)), local_devices_(std::move(local_devices)) {
+  metrics::MetricsRegistry& m = metrics::MetricsRegistry::Global();
+  const std::string help = "Steps (RunGraph) this worker ran to their end, by outcome.";
+  steps_ok_ = m.GetCounter("actorflow_worker_steps_total", help,
+                           {{"task", task_name_}, {"outcome", "ok"}});
+  steps_failed_ = m.GetCounter("actorflow_worker_steps_total", help,
+                               {{"task", task_name_}, {"outcome", "error"}});
+  step_seconds_ = m.GetHistogram("actorflow_worker_step_seconds",
+                                 "Time from a step's RunGraph to its end on this process's "
+                                 "workers, in seconds.",
+                                 metrics::StepLatencyBounds());
+}
+
 std::shared_ptr<StepContext> StepRegistry::Claim(int64_t step_id, int64_t session_id,
                                                  const std::string& where, Status* why) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -39,6 +54,7 @@ std::shared_ptr<StepContext> StepRegistry::Claim(int64_t step_id, int64_t sessio
     return nullptr;
   }
   entry->claimed = true;
+  entry->claimed_at = Clock::now();
   entry->session_id = session_id;
   return entry->context;
 }
@@ -48,6 +64,11 @@ void StepRegistry::Finish(int64_t step_id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = steps_.find(step_id);
   if (it != steps_.end()) {
+    if (it->second.claimed) {
+      step_seconds_->Observe(
+          std::chrono::duration<double>(Clock::now() - it->second.claimed_at).count());
+      (it->second.context->status().ok() ? steps_ok_ : steps_failed_)->Add();
+    }
     released = std::move(it->second.context);
     steps_.erase(it);
   }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "actors/worker/step_context.h"
+#include "core/metrics/metrics_registry.h"
 
 namespace af {
 
@@ -39,8 +40,7 @@ class StepRegistry {
   using Clock = std::chrono::steady_clock;
 
   // `task_name` names this worker in log lines.
-  StepRegistry(std::string task_name, std::shared_ptr<const LocalDeviceNames> local_devices)
-      : task_name_(std::move(task_name)), local_devices_(std::move(local_devices)) {}
+  StepRegistry(std::string task_name, std::shared_ptr<const LocalDeviceNames> local_devices);
 
   // The step's context, made at its first mention; null when the step
   // finished here lately.
@@ -88,6 +88,7 @@ class StepRegistry {
     std::shared_ptr<StepContext> context;
     int64_t session_id = 0;
     bool claimed = false;
+    Clock::time_point claimed_at;
     std::unordered_set<std::string> reported_stalls;
   };
   // Under mu_.
@@ -96,6 +97,11 @@ class StepRegistry {
   const std::string task_name_;
   const std::shared_ptr<const LocalDeviceNames> local_devices_;
   std::atomic<uint64_t> duplicates_{0};
+  // The server's metrics (core/metrics/metrics_registry.h): steps this
+  // worker ran, by outcome, and how long they took.
+  metrics::Counter* steps_ok_;
+  metrics::Counter* steps_failed_;
+  metrics::Histogram* step_seconds_;
   mutable std::mutex mu_;  // guards steps_ and finished_
   std::unordered_map<int64_t, Entry> steps_;
   RecentSteps finished_;

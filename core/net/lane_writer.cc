@@ -16,6 +16,7 @@
 #include "core/net/sealed_stream.h"
 #include "core/net/tcp_socket.h"
 #include "core/net/tensor_frame.h"
+#include "core/net/peer_traffic.h"
 #include "core/net/transfer_counters.h"
 
 namespace af::net {
@@ -128,6 +129,7 @@ Status LaneWriter::SendTensor(const std::string& address, int64_t step_id, std::
     TransferCounters& counters = TransferCounters::Global();
     counters.tensors_sent.fetch_add(1, std::memory_order_relaxed);
     counters.bytes_sent.fetch_add(value.TotalBytes(), std::memory_order_relaxed);
+    BytesSentTo(address)->Add(value.TotalBytes());
     return Status::OK();
   }
   std::string header = EncodeFrameHeader(step_id, key, value);
@@ -140,6 +142,7 @@ Status LaneWriter::SendTensor(const std::string& address, int64_t step_id, std::
     TransferCounters& counters = TransferCounters::Global();
     counters.tensors_sent.fetch_add(1, std::memory_order_relaxed);
     counters.bytes_sent.fetch_add(value.TotalBytes(), std::memory_order_relaxed);
+    BytesSentTo(address)->Add(value.TotalBytes());
   }
   return s;
 }

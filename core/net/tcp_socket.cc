@@ -103,15 +103,24 @@ bool IsWildcardHost(std::string_view host) {
 }
 
 Status ListenTcp(const std::string& host, int backlog, int* fd, std::string* bound) {
+  return ListenTcpOnPort(host, 0, backlog, fd, bound);
+}
+
+Status ListenTcpOnPort(const std::string& host, uint16_t port, int backlog, int* fd,
+                       std::string* bound) {
   AddrInfoList list;
   const std::string lookup = host == "*" ? std::string() : host;
-  AF_RETURN_IF_ERROR(Resolve(lookup, "0", AI_PASSIVE, &list));
+  AF_RETURN_IF_ERROR(Resolve(lookup, std::to_string(port).c_str(), AI_PASSIVE, &list));
   Status last = errors::Unavailable("no address for '", host, "'");
   for (addrinfo* a = list.get(); a != nullptr; a = a->ai_next) {
     const int s = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
     if (s < 0) {
       last = Errno("socket", errno);
       continue;
+    }
+    if (port != 0) {
+      const int one = 1;
+      setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     }
     if (bind(s, a->ai_addr, a->ai_addrlen) != 0 || listen(s, backlog) != 0) {
       last = Errno("cannot listen on " + host, errno);

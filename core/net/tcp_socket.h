@@ -30,6 +30,10 @@ bool IsWildcardHost(std::string_view host);
 // A listening socket on `host` (a name or a numeric address) and an
 // ephemeral port. `*bound` gets the numeric "host:port" it is bound to.
 Status ListenTcp(const std::string& host, int backlog, int* fd, std::string* bound);
+// The same on `port` (0: an ephemeral one), with SO_REUSEADDR so that a
+// restarted server gets its fixed port back at once.
+Status ListenTcpOnPort(const std::string& host, uint16_t port, int backlog, int* fd,
+                       std::string* bound);
 
 // Connects to "host:port" within `timeout`, giving up early once `*stop`
 // is set (checked every few milliseconds). The socket is blocking after.

@@ -21,6 +21,7 @@
 #include "core/net/sealed_stream.h"
 #include "core/net/tcp_socket.h"
 #include "core/net/tensor_frame.h"
+#include "core/net/peer_traffic.h"
 #include "core/net/transfer_counters.h"
 
 namespace af::net {
@@ -131,6 +132,10 @@ void TensorReceiver::ReadLoop(Connection* connection) {
   pthread_setname_np(pthread_self(), "af.data.recv");
   const int fd = connection->fd;
   const std::string peer = PeerName(fd);
+  std::string peer_host = peer;
+  uint16_t peer_port = 0;
+  (void)SplitHostPort(peer, &peer_host, &peer_port);
+  metrics::Counter* const from_peer = BytesReceivedFrom(peer_host);
   ConfigureDataSocket(fd, kSendTimeout);
   // A peer that connects and says nothing must not hold this thread.
   SetReceiveTimeout(fd, kHandshakeTimeout);
@@ -149,7 +154,7 @@ void TensorReceiver::ReadLoop(Connection* connection) {
     if (!key.empty()) sealed = std::make_unique<OpeningReader>(fd, key);
     BufferedReader plain(fd);
     while (s.ok() && !closed && !stopping_.load()) {
-      s = ReadFrame(sealed ? nullptr : &plain, sealed.get(), &scratch, &closed);
+      s = ReadFrame(sealed ? nullptr : &plain, sealed.get(), &scratch, &closed, from_peer);
     }
   }
   if (!s.ok() && !logged && !stopping_.load() &&
@@ -163,7 +168,8 @@ void TensorReceiver::ReadLoop(Connection* connection) {
 }
 
 Status TensorReceiver::ReadFrame(BufferedReader* plain, OpeningReader* sealed,
-                                 std::string* scratch, bool* closed) {
+                                 std::string* scratch, bool* closed,
+                                 metrics::Counter* from_peer) {
   auto read = [&](void* out, size_t bytes) {
     return sealed ? sealed->Recv(out, bytes) : plain->Read(out, bytes);
   };
@@ -210,6 +216,7 @@ Status TensorReceiver::ReadFrame(BufferedReader* plain, OpeningReader* sealed,
   TransferCounters& counters = TransferCounters::Global();
   counters.tensors_received.fetch_add(1, std::memory_order_relaxed);
   counters.bytes_received.fetch_add(prefix.payload_bytes, std::memory_order_relaxed);
+  from_peer->Add(prefix.payload_bytes);
   if (handlers_.deliver) handlers_.deliver(prefix.step_id, std::move(key), std::move(value));
   return Status::OK();
 }

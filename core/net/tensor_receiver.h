@@ -20,6 +20,7 @@
 
 #include "core/net/lane_message.h"
 #include "core/net/sealed_stream.h"
+#include "core/metrics/metrics_registry.h"
 #include "core/status.h"
 #include "core/tensor.h"
 
@@ -71,8 +72,9 @@ class TensorReceiver {
   // does `*closed` (the peer closed it between frames).
   // `sealed`: the connection's decryption (null: plaintext, read through
   // `plain`).
+  // `from_peer` counts the tensor bytes read (core/net/peer_traffic.h).
   Status ReadFrame(BufferedReader* plain, OpeningReader* sealed, std::string* scratch,
-                   bool* closed);
+                   bool* closed, metrics::Counter* from_peer);
   // Joins and forgets the connections whose reader has ended.
   void Reap();
   void Log(const std::string& line) const;

@@ -17,6 +17,7 @@
 #include "core/net/sealed_stream.h"
 #include "core/net/tcp_socket.h"
 #include "core/net/tensor_frame.h"
+#include "core/net/peer_traffic.h"
 #include "core/net/transfer_counters.h"
 
 namespace af::net {
@@ -110,6 +111,7 @@ void TensorSender::Stop() {
 }
 
 void TensorSender::Run(const std::string& address, Peer* peer, Connection* connection) {
+  metrics::Counter* const sent_to_peer = BytesSentTo(address);
   pthread_setname_np(pthread_self(), "af.data.send");  // else it bears its creator's name
   int fd = -1;
   std::string key;  // set when the connection is encrypted
@@ -168,6 +170,7 @@ void TensorSender::Run(const std::string& address, Peer* peer, Connection* conne
     TransferCounters& counters = TransferCounters::Global();
     counters.tensors_sent.fetch_add(1, std::memory_order_relaxed);
     counters.bytes_sent.fetch_add(bytes, std::memory_order_relaxed);
+    sent_to_peer->Add(bytes);
   }
   std::deque<Job> dropped;  // released outside the lock
   std::lock_guard<std::mutex> lock(mu_);

@@ -1,0 +1,146 @@
+// `actorflow server --metrics_port`: a scrape after a few remote steps shows
+// them (steps by outcome, their latency histogram, the data plane's bytes
+// to and from the client's host, open sessions, memory) in Prometheus' text
+// format; /healthz and /readyz answer the probes; wrong methods, unknown
+// paths and an incomplete request get 405, 404 and 400, and the endpoint
+// still serves after them.
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <regex>
+#include <string>
+
+#include <boost/test/unit_test.hpp>
+
+#include "core/net/tcp_socket.h"
+#include "tests/actors/session_test_util.h"
+#include "tests/distributed/server_process.h"
+
+namespace af {
+namespace {
+
+using testing::GraphBuilder;
+using testing::ServerProcess;
+
+// The "http://host:port" the server printed for its metrics.
+std::string MetricsAddress(const ServerProcess& server) {
+  std::smatch m;
+  const std::string& out = server.output();
+  if (!std::regex_search(out, m, std::regex(R"(metrics on http://([0-9.]+:[0-9]+)/metrics)"))) {
+    return "";
+  }
+  return m[1];
+}
+
+// Sends `request` as is and returns everything the endpoint answers.
+std::string Exchange(const std::string& address, const std::string& request) {
+  std::atomic<bool> stop{false};
+  int fd = -1;
+  Status s = net::ConnectTcp(address, std::chrono::seconds(5), stop, &fd);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  if (!request.empty()) BOOST_TEST_REQUIRE(net::SendAll(fd, request.data(), request.size()).ok());
+  shutdown(fd, SHUT_WR);  // an incomplete request ends here
+  std::string answer;
+  char buffer[4096];
+  for (ssize_t n; (n = recv(fd, buffer, sizeof buffer, 0)) > 0;) answer.append(buffer, n);
+  close(fd);
+  return answer;
+}
+
+std::string Get(const std::string& address, const std::string& path) {
+  return Exchange(address, "GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n");
+}
+
+// The value of the sample line `series` ("name{labels}"), or -1.
+double Sample(const std::string& text, const std::string& series) {
+  const size_t at = text.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(text.substr(at + series.size() + 2));
+}
+
+BOOST_AUTO_TEST_SUITE(metrics_endpoint)
+
+BOOST_AUTO_TEST_CASE(a_scrape_shows_the_steps_the_bytes_and_the_sessions) {
+  ServerProcess server;
+  Status s = server.Start({"--task", "1", "--metrics_port", "0"});
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  const std::string metrics = MetricsAddress(server);
+  BOOST_TEST_REQUIRE(!metrics.empty(), server.output());
+
+  SessionOptions options;
+  options.remote_workers = {server.address()};
+  options.default_timeout_ms = 30000;
+  std::unique_ptr<Session> session;
+  BOOST_TEST_REQUIRE(Session::Create(options, &session).ok());
+  GraphBuilder b;
+  const std::string local = "/job:localhost/replica:0/task:0/device:CPU:0";
+  const std::string remote = "/job:worker/replica:0/task:1/device:CPU:0";
+  b.Placeholder("x", DT_FLOAT, local);
+  b.Const("two", Tensor::Scalar<float>(2), remote);
+  b.Op("Mul", "there", {"x", "two"}, DT_FLOAT, remote);
+  b.Op("Neg", "back", {"there"}, DT_FLOAT, local);
+  BOOST_TEST_REQUIRE(session->Extend(b.graph()).ok());
+  Tensor x(DT_FLOAT, TensorShape({1024}));
+  for (int i = 0; i < 1024; ++i) x.data<float>()[i] = static_cast<float>(i);
+  constexpr int kSteps = 5;
+  for (int step = 0; step < kSteps; ++step) {
+    std::vector<Tensor> out;
+    s = session->Run({{"x", x}}, {"back"}, {}, &out);
+    BOOST_TEST_REQUIRE(s.ok(), s);
+  }
+
+  const std::string answer = Get(metrics, "/metrics");
+  BOOST_TEST_REQUIRE(answer.rfind("HTTP/1.1 200 OK\r\n", 0) == 0, answer);
+  BOOST_TEST(answer.find("Content-Type: text/plain; version=0.0.4") != std::string::npos);
+  const std::string body = answer.substr(answer.find("\r\n\r\n") + 4);
+  const std::string task = "/job:worker/replica:0/task:1";
+  BOOST_TEST(Sample(body, "actorflow_worker_steps_total{task=\"" + task + "\",outcome=\"ok\"}") ==
+                 kSteps,
+             body);
+  BOOST_TEST(Sample(body, "actorflow_worker_steps_total{task=\"" + task +
+                              "\",outcome=\"error\"}") == 0,
+             body);
+  BOOST_TEST(Sample(body, "actorflow_worker_step_seconds_count") == kSteps, body);
+  BOOST_TEST(Sample(body, "actorflow_worker_step_seconds_bucket{le=\"+Inf\"}") == kSteps, body);
+  BOOST_TEST(Sample(body, "actorflow_worker_step_seconds_sum") > 0, body);
+  // 4 KiB each way per step, over the data plane (the client is on 127.0.0.1).
+  BOOST_TEST(Sample(body, "actorflow_data_plane_bytes_received_total{host=\"127.0.0.1\"}") ==
+                 kSteps * 4096,
+             body);
+  BOOST_TEST(body.find("actorflow_data_plane_bytes_sent_total{peer=\"127.0.0.1:") !=
+                 std::string::npos,
+             body);
+  BOOST_TEST(Sample(body, "actorflow_worker_sessions") == 1, body);
+  BOOST_TEST(Sample(body, "actorflow_process_resident_bytes") > 0, body);
+  BOOST_TEST(body.find("# TYPE actorflow_worker_step_seconds histogram\n") != std::string::npos);
+
+  BOOST_TEST(Get(metrics, "/healthz").find("200 OK") != std::string::npos);
+  BOOST_TEST(Get(metrics, "/readyz").find("200 OK") != std::string::npos);
+  BOOST_TEST(Get(metrics, "/secrets").find("404 Not Found") != std::string::npos);
+  BOOST_TEST(Exchange(metrics, "POST /metrics HTTP/1.1\r\n\r\n").find("405") != std::string::npos);
+  BOOST_TEST(Exchange(metrics, "GET /metr").find("400 Bad Request") != std::string::npos);
+  BOOST_TEST(Exchange(metrics, "").find("400 Bad Request") != std::string::npos);
+  BOOST_TEST(Get(metrics, "/metrics").find("200 OK") != std::string::npos);  // still serving
+
+  BOOST_TEST_REQUIRE(session->Close().ok());
+  BOOST_TEST(Sample(Get(metrics, "/metrics").substr(0), "actorflow_worker_sessions") <= 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_taken_metrics_port_is_a_clear_error) {
+  int fd = -1;
+  std::string bound;
+  BOOST_TEST_REQUIRE(net::ListenTcp("127.0.0.1", 1, &fd, &bound).ok());
+  const std::string port = bound.substr(bound.rfind(':') + 1);
+  ServerProcess server;
+  Status s = server.Start({"--task", "1", "--metrics_port", port}, std::chrono::seconds(10));
+  BOOST_TEST(!s.ok());
+  BOOST_TEST(server.output().find("metrics endpoint") != std::string::npos, server.output());
+  close(fd);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace af
