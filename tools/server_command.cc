@@ -14,6 +14,7 @@
 #include "actors/worker_server.h"
 #include "core/cluster_secret.h"
 #include "core/cluster_spec.h"
+#include "core/slurm_cluster.h"
 #include "core/file_access_policy.h"
 #include "core/server_limits.h"
 #include "core/net/transfer_counters.h"
@@ -37,6 +38,9 @@ constexpr std::string_view kUsage =
     "With neither --cluster nor --port, TensorFlow's TF_CONFIG environment variable\n"
     "gives the cluster and this task ({\"cluster\": {...}, \"task\": {\"type\": J,\n"
     "\"index\": N}}), so cluster managers that set it start servers unchanged.\n"
+    "Without TF_CONFIG either, inside `srun` with ACTORFLOW_SLURM_JOBS=\"ps=1,worker=2\"\n"
+    "(and ACTORFLOW_SLURM_PORT_BASE, default 8888), Slurm's SLURM_* variables give\n"
+    "them, as TensorFlow's SlurmClusterResolver reads them (docs/clusters.md).\n"
     "\n"
     "  --cluster SPEC      \"ps=h:p,h:p;worker=h:p,...\": listen on this task's address\n"
     "  --job J             this task's job (default worker)\n"
@@ -98,15 +102,27 @@ Status ResolveClusterTask(ServerFlags* flags) {
   const char* tf_config = std::getenv("TF_CONFIG");
   const bool use_tf_config =
       flags->cluster.empty() && !flags->address_given && tf_config != nullptr && *tf_config;
-  if (flags->cluster.empty() && !use_tf_config) return Status::OK();
+  ClusterSpec spec;
+  std::string job = flags->options.job;
+  int task = flags->options.task;
+  bool from_slurm = false;
+  if (flags->cluster.empty() && !use_tf_config && !flags->address_given) {
+    std::string slurm_job;
+    int slurm_task = 0;
+    AF_RETURN_IF_ERROR(ClusterFromSlurmEnvironment(&spec, &slurm_job, &slurm_task, &from_slurm));
+    if (from_slurm) {
+      if (!flags->job_given) job = slurm_job;
+      if (!flags->task_given) task = slurm_task;
+    }
+  }
+  if (flags->cluster.empty() && !use_tf_config && !from_slurm) return Status::OK();
   if (flags->address_given) {
     return errors::InvalidArgument(
         "--port and --host conflict with --cluster: the task's address comes from the spec");
   }
-  ClusterSpec spec;
-  std::string job = flags->options.job;
-  int task = flags->options.task;
-  if (use_tf_config) {
+  if (from_slurm) {
+    // The spec came from Slurm's environment above.
+  } else if (use_tf_config) {
     std::string config_job;
     int config_task = -1;
     AF_RETURN_IF_ERROR(ClusterSpec::FromTfConfig(tf_config, &spec, &config_job, &config_task));

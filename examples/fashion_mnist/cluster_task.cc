@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "core/slurm_cluster.h"
+
 namespace af::fmnist {
 
 Status FindClusterTask(const Options& options, ClusterTask* task, bool* found) {
@@ -10,11 +12,16 @@ Status FindClusterTask(const Options& options, ClusterTask* task, bool* found) {
     AF_RETURN_IF_ERROR(ClusterSpec::FromFlag(options.cluster, &task->spec));
     task->job = options.job;
     task->index = options.task;
-  } else {
-    const char* tf_config = std::getenv("TF_CONFIG");
-    if (tf_config == nullptr || *tf_config == '\0') return Status::OK();
+  } else if (const char* tf_config = std::getenv("TF_CONFIG");
+             tf_config != nullptr && *tf_config != '\0') {
     Status s = ClusterSpec::FromTfConfig(tf_config, &task->spec, &task->job, &task->index);
     if (!s.ok()) return s.WithContext("TF_CONFIG");
+  } else {
+    // Inside srun with ACTORFLOW_SLURM_JOBS: Slurm's variables say who is who.
+    bool from_slurm = false;
+    AF_RETURN_IF_ERROR(
+        ClusterFromSlurmEnvironment(&task->spec, &task->job, &task->index, &from_slurm));
+    if (!from_slurm) return Status::OK();
   }
   if (task->job == "ps") {
     return errors::InvalidArgument(
