@@ -47,6 +47,13 @@ void PrintResult(const std::string& bench, const std::string& case_name,
   std::fflush(stdout);
 }
 
+int RunsFlag(int argc, char** argv, int fallback) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--runs") return std::max(10, std::atoi(argv[i + 1]));
+  }
+  return fallback;
+}
+
 double Quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   return v[std::min(v.size() - 1, static_cast<size_t>(q * (v.size() - 1) + 0.5))];

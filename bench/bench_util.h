@@ -26,6 +26,9 @@ void PrintResult(const std::string& bench, const std::string& case_name,
 // The q-quantile (0..1, nearest rank) of `v`, which must not be empty.
 double Quantile(std::vector<double> v, double q);
 
+// `--runs N` among the arguments (at least 10), else `fallback`.
+int RunsFlag(int argc, char** argv, int fallback);
+
 // Exits with a message when a setup step fails: a benchmark has no
 // meaningful figure to print then.
 void CheckOk(const Status& s, const std::string& what);

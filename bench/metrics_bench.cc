@@ -72,10 +72,7 @@ std::string Scrape(const std::string& address) {
 int main(int argc, char** argv) {
   using namespace af;
   using namespace af::bench;
-  int runs = 2000;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::string(argv[i]) == "--runs") runs = std::max(10, std::atoi(argv[i + 1]));
-  }
+  const int runs = RunsFlag(argc, argv, 2000);
   const double instrumentation_ns = InstrumentationNanosPerStep();
   PrintResult("metrics", "instrumentation_per_step", "", "ns", instrumentation_ns, "ns");
 

@@ -161,10 +161,7 @@ void Collect(const std::vector<HopMark>& marks, bool client, StepMarks* out) {
 int main(int argc, char** argv) {
   using namespace af;
   using namespace af::bench;
-  int runs = 2000;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::string(argv[i]) == "--runs") runs = std::max(10, std::atoi(argv[i + 1]));
-  }
+  const int runs = RunsFlag(argc, argv, 2000);
   // The marks are kept only when the variable is set at process start:
   // run again with it.
   if (!HopTrace::enabled()) {

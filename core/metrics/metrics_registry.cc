@@ -106,22 +106,23 @@ Histogram* MetricsRegistry::GetHistogram(const std::string& name, const std::str
   return family.histogram.get();
 }
 
-void MetricsRegistry::SetGauge(const std::string& name, const std::string& help,
-                               std::function<double()> read) {
+void MetricsRegistry::SetReader(const std::string& name, const std::string& help,
+                                const char* type, std::function<double()> read) {
   std::lock_guard<std::mutex> lock(mu_);
   Family& family = families_[name];
-  family.type = "gauge";
+  family.type = type;
   family.help = help;
   family.read = std::move(read);
 }
 
+void MetricsRegistry::SetGauge(const std::string& name, const std::string& help,
+                               std::function<double()> read) {
+  SetReader(name, help, "gauge", std::move(read));
+}
+
 void MetricsRegistry::SetCounterReader(const std::string& name, const std::string& help,
                                        std::function<double()> read) {
-  std::lock_guard<std::mutex> lock(mu_);
-  Family& family = families_[name];
-  family.type = "counter";
-  family.help = help;
-  family.read = std::move(read);
+  SetReader(name, help, "counter", std::move(read));
 }
 
 std::string MetricsRegistry::Exposition() const {

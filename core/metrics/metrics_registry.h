@@ -74,6 +74,8 @@ class MetricsRegistry {
     std::unique_ptr<Histogram> histogram;
     std::function<double()> read;  // a gauge, or a counter kept elsewhere
   };
+  void SetReader(const std::string& name, const std::string& help, const char* type,
+                 std::function<double()> read);
   mutable std::mutex mu_;
   std::map<std::string, Family> families_;
 };
