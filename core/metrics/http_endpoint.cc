@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 
@@ -122,7 +123,14 @@ void HttpEndpoint::Serve() {
     if (poll(fds, 2, -1) <= 0) continue;
     if (fds[1].revents != 0) return;
     const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
+    if (fd < 0) {
+      // Out of descriptors: the connection stays queued and poll would say
+      // so at once; wait instead of spinning.
+      if (errno == EMFILE || errno == ENFILE) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      continue;
+    }
     Answer(fd);
     close(fd);
   }
