@@ -16,6 +16,22 @@ class PeerCounters {
       : name_(std::move(name)), help_(std::move(help)), label_(std::move(label)) {}
 
   metrics::Counter* For(const std::string& peer) {
+    // A thread that writes tensors mostly writes them to one peer: its last
+    // answer is kept, so the hot path takes no lock.
+    struct Last {
+      const PeerCounters* owner = nullptr;
+      std::string peer;
+      metrics::Counter* counter = nullptr;
+    };
+    thread_local Last last;
+    if (last.owner == this && last.peer == peer) return last.counter;
+    metrics::Counter* counter = Find(peer);
+    last = {this, peer, counter};
+    return counter;
+  }
+
+ private:
+  metrics::Counter* Find(const std::string& peer) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = counters_.find(peer);
     if (it != counters_.end()) return it->second;
@@ -26,7 +42,6 @@ class PeerCounters {
     return counter;
   }
 
- private:
   const std::string name_, help_, label_;
   std::mutex mu_;
   std::unordered_map<std::string, metrics::Counter*> counters_;
