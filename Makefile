@@ -9,7 +9,7 @@ AF_MARCH ?=
 CMAKE_FLAGS ?=
 SANITIZER_DIR := $(CURDIR)/tests/sanitizers
 
-.PHONY: all deps configure build demo demo-cluster compare compare-lstm test test-slow test-asan test-tsan bench clean \
+.PHONY: all deps test-deps configure build demo demo-cluster compare compare-lstm test test-slow test-asan test-tsan bench clean \
   fresh-machine-test package fresh-machine-package-test gpu-pack lint
 
 all: build
@@ -71,7 +71,14 @@ compare-lstm: configure
 	OMP_WAIT_POLICY=PASSIVE LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1 \
 	  /usr/bin/python3 bench/peers/torch_lstm.py --threads 2
 
+# The tests also start a one-node Slurm (tests/integration/slurm_training_test.cc):
+# test-deps installs its daemons, which `make demo` does not need. Run in the
+# recipe, after the build's own install, so two apt runs never overlap.
+test-deps:
+	@AF_TEST_DEPS=1 bash scripts/install-deps.sh
+
 test: build
+	@AF_TEST_DEPS=1 bash scripts/install-deps.sh
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow $(CTEST_ARGS)
 
 # The slow tests (a tensor over 4 GiB between processes: ~9 GiB of memory).

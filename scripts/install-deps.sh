@@ -14,6 +14,12 @@ packages=(
   libssl-dev            # libcrypto: HMAC proofs of the cluster secret (libcaf-dev pulls it in too)
   dataset-fashion-mnist # the data `make demo` trains on (/usr/share/datasets)
 )
+# `make test` also starts a one-node Slurm cluster (scripts/slurm-one-node.sh):
+# its controller, node daemon, srun and munge. Their services may start at
+# install; the test runs its own daemons under a directory of its own.
+if [ "${AF_TEST_DEPS:-0}" = 1 ]; then
+  packages+=(slurmctld slurmd slurm-client munge)
+fi
 # `make compare` and `make compare-lstm` also run PyTorch peers: AF_PEER_DEPS=1.
 # OpenBLAS: Debian's torch calls whatever libblas.so.3 the alternatives
 # system points at, and the reference BLAS it pulls in is ~10x slower.

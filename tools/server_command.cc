@@ -1,10 +1,12 @@
 // `actorflow server`: this process becomes a worker of sessions running in
-// other processes, until SIGINT or SIGTERM.
+// other processes, until SIGINT or SIGTERM (or, with --idle_exit_secs,
+// until its sessions are over).
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <limits>
 #include <memory>
@@ -16,6 +18,7 @@
 #include "core/cluster_spec.h"
 #include "core/slurm_cluster.h"
 #include "core/file_access_policy.h"
+#include "core/metrics/session_counters.h"
 #include "core/server_limits.h"
 #include "core/net/transfer_counters.h"
 #include "tools/flags.h"
@@ -28,7 +31,7 @@ namespace {
 constexpr std::string_view kUsage =
     "usage: actorflow server [--cluster SPEC --job J --task N | --port P [--host H] [--task N]]\n"
     "                        [--cpus N] [--gpus N] [--threads N] [--secret_file PATH] [--faults SPEC]\n"
-    "                        [--exit_with_parent]\n"
+    "                        [--idle_exit_secs S] [--exit_with_parent]\n"
     "\n"
     "Hosts a worker with devices /job:J/replica:0/task:N/device:CPU:0..N-1 for\n"
     "sessions in other processes (SessionOptions::cluster or remote_workers).\n"
@@ -81,11 +84,16 @@ constexpr std::string_view kUsage =
     "                      default: none). No authentication: bind it where only the\n"
     "                      operator's network reaches\n"
     "  --metrics_host H    the address the metrics port listens on (default: --host's)\n"
+    "  --idle_exit_secs S  stop (exit 0) once sessions were opened here and none has\n"
+    "                      been open for S seconds: a ps task ends with its workers,\n"
+    "                      so a Slurm job step or a Kubernetes Job completes (default:\n"
+    "                      serve until a signal)\n"
     "  --exit_with_parent  stop when the parent process dies (for tests and launchers)\n";
 
 struct ServerFlags {
   WorkerServerOptions options;
   bool exit_with_parent = false;
+  double idle_exit_secs = 0;  // --idle_exit_secs (0: serve until a signal)
   int metrics_port = -1;     // --metrics_port (-1: no endpoint)
   std::string metrics_host;  // --metrics_host (empty: the server's host)
   std::string cluster;      // --cluster, or TF_CONFIG's
@@ -223,6 +231,8 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
       flags->metrics_host = f.value;
     } else if (f.name == "--max_step_secs") {
       ok = ParseDouble(f.value, 0, 1e7, &flags->options.max_step_secs);
+    } else if (f.name == "--idle_exit_secs") {
+      ok = ParseDouble(f.value, 0, 1e7, &flags->idle_exit_secs);
     } else if (f.name == "--faults") {
       ok = !f.value.empty();
       flags->options.faults = f.value;
@@ -259,6 +269,40 @@ actors::ConnectionGuardOptions GuardPort(const ServerFlags& flags, uint16_t port
   }
   actors::GuardListeningPort(port, guard);
   return guard;
+}
+
+// Blocks until SIGINT or SIGTERM (returns its number) or, with
+// `idle_exit_secs` > 0, until sessions were opened and none has been open
+// for that long (returns 0). Polled: a session count has no wait of its own,
+// and a quarter second is nothing beside the seconds asked for.
+int WaitForStop(const sigset_t& stop, double idle_exit_secs, std::ostream& out) {
+  if (idle_exit_secs <= 0) {
+    int signal_number = 0;
+    sigwait(&stop, &signal_number);
+    return signal_number;
+  }
+  using Clock = std::chrono::steady_clock;
+  const auto idle_limit = std::chrono::duration<double>(idle_exit_secs);
+  Clock::time_point idle_since{};
+  bool idle_before = false;
+  const timespec poll{0, 250'000'000};
+  while (true) {
+    const int signal_number = sigtimedwait(&stop, nullptr, &poll);
+    if (signal_number > 0) return signal_number;
+    const bool idle = metrics::SessionsOpened()->value() > 0 && metrics::SessionsOpenNow() == 0;
+    if (!idle) {
+      idle_before = false;
+      continue;
+    }
+    if (!idle_before) idle_since = Clock::now();
+    idle_before = true;
+    if (Clock::now() - idle_since >= idle_limit) {
+      out << "actorflow server: stopping: " << metrics::SessionsOpened()->value()
+          << " session(s) were opened and none has been open for " << idle_exit_secs
+          << " s (--idle_exit_secs)\n";
+      return 0;
+    }
+  }
 }
 
 int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
@@ -341,10 +385,9 @@ int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
   out << "\n";
   for (const std::string& device : server->device_names()) out << "  device " << device << "\n";
   out.flush();
-  int signal_number = 0;
-  sigwait(&stop, &signal_number);
+  const int signal_number = WaitForStop(stop, flags.idle_exit_secs, out);
   serving.store(false);  // /readyz says so while the server stops
-  out << "actorflow server: stopping (signal " << signal_number << ")\n";
+  if (signal_number != 0) out << "actorflow server: stopping (signal " << signal_number << ")\n";
   out.flush();
   // The senders count a tensor once its last byte left; a peer may have read
   // it (and this process been told to stop) a moment before that. Stopping

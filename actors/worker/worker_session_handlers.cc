@@ -24,25 +24,12 @@
 #include "actors/worker/push_outbox.h"
 #include "actors/transport/wire_handshake.h"
 #include "core/logging.h"
-#include "core/metrics/metrics_registry.h"
+#include "core/metrics/session_counters.h"
 #include "core/server_limits.h"
 
 namespace af::actors {
 
 namespace {
-// Sessions opened and closed on this process's workers; their difference
-// is what is open now (core/metrics/metrics_registry.h).
-metrics::Counter* SessionsOpened() {
-  static metrics::Counter* const c = metrics::MetricsRegistry::Global().GetCounter(
-      "actorflow_worker_sessions_opened_total", "Sessions opened on this process's workers.");
-  return c;
-}
-metrics::Counter* SessionsClosed() {
-  static metrics::Counter* const c = metrics::MetricsRegistry::Global().GetCounter(
-      "actorflow_worker_sessions_closed_total", "Sessions closed on this process's workers.");
-  return c;
-}
-
 // A dial to a peer server at OpenSession (actors/worker/peer_connections.h).
 constexpr auto kPeerDialTimeout = std::chrono::seconds(10);
 // Resetting or listing containers is quick local work; this only bounds a
@@ -98,7 +85,7 @@ void CloseSession(WorkerPointer self, int64_t session_id, const Status& why) {
   self->state.direct->CloseSession(session_id);
   self->state.registry->AbortSession(session_id, why);
   self->state.sessions.erase(it);
-  SessionsClosed()->Add();
+  metrics::SessionsClosed()->Add();
 }
 
 // A session whose master is gone or silent: its partitions and running
@@ -156,7 +143,7 @@ wire::WireStatus OpenSessionOnWorker(WorkerPointer self, OpenSession& req) {
     }
   }
   if (req.master) self->monitor(req.master);
-  if (st.sessions.count(req.session_id) == 0) SessionsOpened()->Add();
+  if (st.sessions.count(req.session_id) == 0) metrics::SessionsOpened()->Add();
   WorkerSession& session = st.sessions[req.session_id];
   session.master = req.master;
   session.router = std::move(router);
