@@ -34,7 +34,7 @@ BOOST_AUTO_TEST_CASE(a_server_stops_by_itself_only_after_its_sessions_are_over) 
   std::vector<Tensor> out;
   Status s = session->Run({{"a", testing::Matrix(1, 1, {3})}}, {"y"}, {}, &out);
   BOOST_TEST_REQUIRE(s.ok(), s);
-  BOOST_TEST(out[0].flat<float>()(0) == 9.0f);
+  BOOST_TEST(out[0].data<float>()[0] == 9.0f);
   // Open, and idle between steps for longer than S: still serving.
   BOOST_TEST(!server.WaitForOutput(kStopped, std::chrono::milliseconds(1500)), server.output());
   s = session->Run({{"a", testing::Matrix(1, 1, {4})}}, {"y"}, {}, &out);
