@@ -6,6 +6,9 @@
 
 #include "core/allocator.h"
 #include "core/metrics/metrics_registry.h"
+#include "core/metrics/runtime_gauges.h"
+#include "core/metrics/session_counters.h"
+#include "core/net/peer_traffic.h"
 
 namespace af::tools {
 namespace {
@@ -26,15 +29,14 @@ void RegisterProcessGauges() {
              [] { return static_cast<double>(GetCpuAllocator()->GetStats().peak_bytes_in_use); });
   m.SetGauge("actorflow_process_resident_bytes", "The process's resident memory (VmRSS).",
              ResidentBytes);
-  // Made here too, so that a scrape before the first session lists them.
-  metrics::Counter* opened = m.GetCounter("actorflow_worker_sessions_opened_total",
-                                          "Sessions opened on this process's workers.");
-  metrics::Counter* closed = m.GetCounter("actorflow_worker_sessions_closed_total",
-                                          "Sessions closed on this process's workers.");
+  // Listed before the first queue, accumulator or watched task exists.
+  metrics::RegisterRuntimeGauges();
+  // Listed before the first transfer and the first session.
+  net::RegisterDataPlaneTotals();
+  metrics::SessionsOpened();
+  metrics::SessionsClosed();
   m.SetGauge("actorflow_worker_sessions", "Sessions open on this process's workers now.",
-             [opened, closed] {
-               return static_cast<double>(opened->value()) - static_cast<double>(closed->value());
-             });
+             [] { return static_cast<double>(metrics::SessionsOpenNow()); });
 }
 
 }  // namespace

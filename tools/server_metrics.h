@@ -1,6 +1,7 @@
 // `actorflow server --metrics_port P`: the server's Prometheus endpoint and
 // health probes (core/metrics/http_endpoint.h), with the process-wide
-// gauges a scrape reads (memory, open sessions) registered once.
+// gauges a scrape reads (memory, open sessions; the queues', accumulators'
+// and heartbeats' families) registered once.
 #pragma once
 
 #include <atomic>

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/metrics/metrics_registry.h"
+#include "core/metrics/runtime_gauges.h"
 
 namespace af::actors {
 
@@ -16,7 +17,8 @@ AccumulatorCore::AccumulatorCore(AccumulatorSpec spec,
       label_(AccumulatorLabel(spec_)),
       sum_(MakeGradientSum(spec_)),
       dropped_(dropped ? std::move(dropped) : std::make_shared<std::atomic<int64_t>>(0)),
-      warn_(std::move(warn)) {}
+      warn_(std::move(warn)),
+      held_gauge_(metrics::AccumulatorHolds()->Register(spec_.name)) {}
 
 AccumulatorCore::~AccumulatorCore() { FailAll(errors::Cancelled(label_, " was destroyed")); }
 
@@ -108,6 +110,8 @@ void AccumulatorCore::Flush() {
     held_from_.clear();
     take->Finish(Status::OK(), std::move(result));
   }
+  // Every change to the sum ends here: an Add is followed by a Flush.
+  held_gauge_.Set(sum_->count());
 }
 
 void AccumulatorCore::Withdraw(uint64_t id, Code code) {

@@ -25,6 +25,7 @@
 #include "actors/accumulator/accumulator_request.h"
 #include "actors/accumulator/gradient_sum.h"
 #include "actors/resources/resource_core.h"
+#include "core/metrics/gauge_set.h"
 
 namespace af::actors {
 
@@ -87,6 +88,7 @@ class AccumulatorCore final : public ResourceCore {
   // a stalled take can name who it still waits for.
   std::map<std::string, int64_t> last_step_of_;
   std::set<std::string> held_from_;
+  metrics::GaugeSet::Member held_gauge_;  // how many gradients sum_ holds
 };
 
 }  // namespace af::actors

@@ -56,7 +56,7 @@ void Heartbeat(MasterPointer self) {
                                                   ": device incarnation changed (the task "
                                                   "restarted; its state is gone)"));
               }
-              r.last_heartbeat = Clock::now();
+              r.Heard(Clock::now());
             },
             // A missing answer is what the silence check above counts.
             [=](caf::error&) {});

@@ -43,7 +43,7 @@ void Rejoined(MasterPointer self, int index, worker_actor handle,
   record.incarnation = record.devices.empty() ? 0 : record.devices.front().incarnation;
   record.alive = true;
   record.lost = Status::OK();
-  record.last_heartbeat = std::chrono::steady_clock::now();
+  record.Heard(std::chrono::steady_clock::now());
   self->monitor(record.worker.handle);
   for (const wire::DeviceInfo& d : record.devices) {
     for (DeviceAttributes& known : st.devices) {

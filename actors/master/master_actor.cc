@@ -146,7 +146,10 @@ void Init(MasterPointer self, std::shared_ptr<InitCall> call) {
                 record.task = first.substr(0, first.find("/device:"));
                 record.incarnation = devices.front().incarnation;
               }
-              record.last_heartbeat = Clock::now();
+              if (record.worker.remote && !record.task.empty()) {
+                record.heartbeat_gauge = metrics::HeartbeatTimes()->Register(record.task);
+              }
+              record.Heard(Clock::now());
               record.devices = std::move(devices);
               if (--progress->pending == 0) OpenSessions(self, call);
             },

@@ -15,6 +15,8 @@
 #include "actors/interfaces.h"
 #include "actors/master/local_plans.h"
 #include "actors/master/master_actor.h"
+#include "core/metrics/gauge_set.h"
+#include "core/metrics/runtime_gauges.h"
 #include "graph/cost_model.h"
 #include "graph/graph.h"
 #include "graph/optimizer.h"
@@ -36,6 +38,15 @@ struct WorkerRecord {
   // (empty: in this process, or no data plane).
   std::string lane_address;
   bool rejoining = false;    // a reconnection to its address is under way
+  // last_heartbeat where a scrape of the metrics reads it (remote workers
+  // only: a scrape must not ask the master actor).
+  metrics::GaugeSet::Member heartbeat_gauge;
+
+  // Set last_heartbeat through here, so that the metrics follow.
+  void Heard(std::chrono::steady_clock::time_point at) {
+    last_heartbeat = at;
+    heartbeat_gauge.Set(metrics::HeartbeatStamp(at));
+  }
 
   // "/job:ps/replica:0/task:1 at 10.0.0.2:2222", for error messages.
   std::string Describe() const {

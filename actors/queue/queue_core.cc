@@ -5,13 +5,22 @@
 
 #include "actors/queue/queue_batch.h"
 #include "actors/queue/queue_validation.h"
+#include "core/metrics/runtime_gauges.h"
 
 namespace af::actors {
 
 using Kind = QueueRequest::Kind;
 
 QueueCore::QueueCore(QueueSpec spec)
-    : spec_(std::move(spec)), label_(QueueLabel(spec_)), store_(MakeElementStore(spec_)) {}
+    : spec_(std::move(spec)),
+      label_(QueueLabel(spec_)),
+      store_(MakeElementStore(spec_)),
+      size_gauge_(metrics::QueueSizes()->Register(spec_.name)) {
+  if (spec_.capacity >= 0) {
+    capacity_gauge_ = metrics::QueueCapacities()->Register(spec_.name);
+    capacity_gauge_.Set(spec_.capacity);
+  }
+}
 
 QueueCore::~QueueCore() { FailAll(errors::Cancelled(label_, " was destroyed")); }
 
@@ -136,6 +145,7 @@ void QueueCore::FailAll(const Status& why) {
     PutBack(*r);
     r->Finish(why);
   }
+  PublishSize();
 }
 
 void QueueCore::Flush() {
@@ -144,6 +154,8 @@ void QueueCore::Flush() {
     const bool dequeued = ServeDequeues();
     if (enqueued || dequeued) continue;
     if (closed_ && !dequeues_.empty() && EndOldestDequeue()) continue;
+    // Every change to the store ends here (or in FailAll).
+    PublishSize();
     return;
   }
 }

@@ -22,6 +22,7 @@
 #include "actors/queue/element_store.h"
 #include "actors/queue/queue_request.h"
 #include "actors/resources/resource_core.h"
+#include "core/metrics/gauge_set.h"
 
 namespace af::actors {
 
@@ -75,12 +76,15 @@ class QueueCore final : public ResourceCore {
   size_t Available() const;
   bool HasRoom() const;
   Status InsufficientElements(const QueueRequest& request) const;
+  // Tells the metrics how many elements the store holds now.
+  void PublishSize() { size_gauge_.Set(static_cast<int64_t>(store_->size())); }
 
   const QueueSpec spec_;
   const std::string label_;
   std::unique_ptr<ElementStore> store_;
   RequestQueue enqueues_, dequeues_;
   bool closed_ = false;
+  metrics::GaugeSet::Member size_gauge_, capacity_gauge_;
 };
 
 }  // namespace af::actors

@@ -113,6 +113,7 @@ void MetricsRegistry::SetReader(const std::string& name, const std::string& help
   family.type = type;
   family.help = help;
   family.read = std::move(read);
+  family.read_labeled = nullptr;
 }
 
 void MetricsRegistry::SetGauge(const std::string& name, const std::string& help,
@@ -125,6 +126,18 @@ void MetricsRegistry::SetCounterReader(const std::string& name, const std::strin
   SetReader(name, help, "counter", std::move(read));
 }
 
+void MetricsRegistry::SetLabeledGauge(const std::string& name, const std::string& help,
+                                      const std::string& label_name,
+                                      std::function<LabeledValues()> read) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Family& family = families_[name];
+  family.type = "gauge";
+  family.help = help;
+  family.read = nullptr;
+  family.label_name = label_name;
+  family.read_labeled = std::move(read);
+}
+
 std::string MetricsRegistry::Exposition() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::string out;
@@ -133,6 +146,13 @@ std::string MetricsRegistry::Exposition() const {
     out += "# TYPE " + name + " " + family.type + "\n";
     if (family.read) {
       out += name + " " + Number(family.read()) + "\n";
+    } else if (family.read_labeled) {
+      LabeledValues series = family.read_labeled();
+      // Sorted, so that consecutive scrapes list the series alike.
+      std::sort(series.begin(), series.end());
+      for (const auto& [value, number] : series) {
+        out += name + RenderLabels({{family.label_name, value}}) + " " + Number(number) + "\n";
+      }
     } else if (family.type == "counter") {
       for (const auto& [labels, counter] : family.counters) {
         out += name + labels + " " + std::to_string(counter->value()) + "\n";

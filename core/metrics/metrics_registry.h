@@ -62,6 +62,14 @@ class MetricsRegistry {
   // A counter kept elsewhere (an existing atomic), read when scraped.
   void SetCounterReader(const std::string& name, const std::string& help,
                         std::function<double()> read);
+  // A gauge family read when scraped: `read` gives (label value, value)
+  // pairs, one series each, labelled `label_name`; label values must be
+  // distinct. None: the family is listed without series. A second
+  // registration of `name` replaces it. core/metrics/gauge_set.h keeps
+  // such series for things that come and go.
+  using LabeledValues = std::vector<std::pair<std::string, double>>;
+  void SetLabeledGauge(const std::string& name, const std::string& help,
+                       const std::string& label_name, std::function<LabeledValues()> read);
 
   // Every metric in Prometheus' text format 0.0.4.
   std::string Exposition() const;
@@ -73,6 +81,9 @@ class MetricsRegistry {
     std::map<std::string, std::unique_ptr<Counter>> counters;  // by rendered labels
     std::unique_ptr<Histogram> histogram;
     std::function<double()> read;  // a gauge, or a counter kept elsewhere
+    // A labeled gauge: its label's name and its reader.
+    std::string label_name;
+    std::function<LabeledValues()> read_labeled;
   };
   void SetReader(const std::string& name, const std::string& help, const char* type,
                  std::function<double()> read);

@@ -47,8 +47,10 @@ class PeerCounters {
   std::unordered_map<std::string, metrics::Counter*> counters_;
 };
 
+}  // namespace
+
 // The totals, read from the data plane's own counters when scraped.
-void RegisterTotals() {
+void RegisterDataPlaneTotals() {
   metrics::MetricsRegistry& m = metrics::MetricsRegistry::Global();
   m.SetCounterReader("actorflow_data_plane_tensors_sent_total",
                      "Tensors this process sent on its data plane.", [] {
@@ -61,11 +63,9 @@ void RegisterTotals() {
                      });
 }
 
-}  // namespace
-
 metrics::Counter* BytesSentTo(const std::string& address) {
   static PeerCounters* const counters = [] {
-    RegisterTotals();
+    RegisterDataPlaneTotals();
     return new PeerCounters("actorflow_data_plane_bytes_sent_total",
                             "Tensor bytes this process sent on its data plane, by the peer's "
                             "data-plane address.",
@@ -76,7 +76,7 @@ metrics::Counter* BytesSentTo(const std::string& address) {
 
 metrics::Counter* BytesReceivedFrom(const std::string& host) {
   static PeerCounters* const counters = [] {
-    RegisterTotals();
+    RegisterDataPlaneTotals();
     return new PeerCounters("actorflow_data_plane_bytes_received_total",
                             "Tensor bytes this process received on its data plane, by the "
                             "peer's host.",

@@ -12,6 +12,9 @@
 
 namespace af::net {
 
+// Lists the data plane's tensor totals in the registry now, rather than at
+// the first transfer (a server calls it, so its first scrape has them).
+void RegisterDataPlaneTotals();
 metrics::Counter* BytesSentTo(const std::string& address);
 metrics::Counter* BytesReceivedFrom(const std::string& host);
 
