@@ -41,6 +41,8 @@ std::string Describe(const PrepareResult& r) {
       return "restored " + r.checkpoint;
     case PrepareResult::kInitialized:
       return "initialized the variables (no checkpoint)";
+    case PrepareResult::kRestoredFromReplicas:
+      return "restored from the shard replicas: " + ShardReplicas::Describe(r.replicas);
   }
   return "";
 }
@@ -121,6 +123,18 @@ Status MonitoredTrainingSession::Initialize() {
   // initializers, ready checks and saver.
   for (const auto& h : hooks_) AF_RETURN_IF_ERROR(h->Begin(scope_));
   AF_RETURN_IF_ERROR(scaffold_->Finalize(scope_));
+  if (options_.is_chief && options_.shard_replica_steps > 0) {
+    // After every hook added its variables: their copies are made too.
+    std::shared_ptr<ShardReplicas> replicas;
+    AF_RETURN_IF_ERROR(ShardReplicas::Build(scope_, &replicas));
+    if (replicas) {
+      scaffold_->replicas = replicas;
+      hooks_.push_back(std::make_shared<ShardReplicaHook>(replicas, options_.shard_replica_steps));
+    } else {
+      options_.log(Who() + ": no shard replicas: the variables are not spread over two or more "
+                   "ps tasks");
+    }
+  }
   RecoveryRecord first;
   AF_RETURN_IF_ERROR(CreateSession(
       Clock::now() + std::chrono::milliseconds(options_.recovery_deadline_ms), &first));

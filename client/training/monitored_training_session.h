@@ -76,6 +76,10 @@ struct MonitoredTrainingSessionOptions {
   // Global steps per second logged (and written as a summary) every N
   // global steps; 0: off.
   int64_t log_step_count_steps = 100;
+  // The chief copies each ps task's variables to the next ps task every N
+  // of its steps, and restores a lost task's variables from those copies
+  // instead of the checkpoint (client/training/shard_replicas.h); 0: off.
+  int64_t shard_replica_steps = 0;
   // Hooks of every worker, then hooks of the chief only; run after the
   // built-in ones, in order.
   std::vector<std::shared_ptr<SessionRunHook>> hooks;

@@ -14,6 +14,8 @@
 
 namespace af {
 
+class ShardReplicas;
+
 struct Scaffold {
   // Initializes the global variables (default: GlobalVariablesInitializer).
   Operation init_op;
@@ -31,6 +33,11 @@ struct Scaffold {
   std::shared_ptr<Saver> saver;
   // A serialized tensorflow.Summary the summary hook writes (optional).
   Output summary_op;
+  // Copies of the ps shards on their neighbours (client/training/
+  // shard_replicas.h): the chief restores a lost shard from them before
+  // falling back to the checkpoint. Null: none (the default; a
+  // MonitoredTrainingSession makes them with shard_replica_steps > 0).
+  std::shared_ptr<ShardReplicas> replicas;
 
   // Fills the unset fields. Idempotent; errors are the scope's.
   Status Finalize(const Scope& scope);

@@ -63,6 +63,18 @@ Status PrepareSession(const Scope& scope, ClientSession& session, const Scaffold
       UninitializedVariables(session, scaffold.ready_for_local_init_op, &missing));
   if (!missing.empty()) {
     result->were_uninitialized = missing;
+    if (scaffold.replicas) {
+      AF_RETURN_IF_ERROR(scaffold.replicas->RestoreLost(session, missing, &result->replicas));
+      if (!result->replicas.restored.empty()) {
+        AF_RETURN_IF_ERROR(
+            UninitializedVariables(session, scaffold.ready_for_local_init_op, &missing));
+        if (missing.empty()) {
+          result->action = PrepareResult::kRestoredFromReplicas;
+          return InitializeLocalVariables(scope, session, scaffold);
+        }
+        result->replicas = ReplicaRestore();  // the checkpoint overwrites them below
+      }
+    }
     const std::string latest = checkpoint_dir.empty() ? "" : LatestCheckpoint(checkpoint_dir);
     if (!latest.empty() && scaffold.saver) {
       AF_RETURN_IF_ERROR(scaffold.saver->Restore(session, latest));

@@ -12,6 +12,7 @@
 
 #include "client/client_session.h"
 #include "client/scope.h"
+#include "client/training/shard_replicas.h"
 #include "client/training/scaffold.h"
 #include "client/training/training_log.h"
 #include "core/status.h"
@@ -28,16 +29,20 @@ std::string NamesWithDevices(const Scope& scope, const std::vector<std::string>&
 
 // What PrepareSession did to the global variables.
 struct PrepareResult {
-  enum Action { kAlreadyReady, kRestored, kInitialized };
+  enum Action { kAlreadyReady, kRestored, kInitialized, kRestoredFromReplicas };
   Action action = kAlreadyReady;
   std::string checkpoint;  // kRestored: the checkpoint's prefix
   std::vector<std::string> were_uninitialized;  // what the check before found
+  ReplicaRestore replicas;  // kRestoredFromReplicas: the shards brought back
 };
 
 // The chief's part. Variables all initialized (a fresh process of the
 // chief joining live ps tasks, or a worker that was lost while the ps
-// tasks kept their state): nothing to do. Otherwise restores the newest
-// checkpoint in `checkpoint_dir` when there is one, else runs init_op.
+// tasks kept their state): nothing to do. Otherwise, with the scaffold's
+// shard replicas, restores the lost variables from their copies on live ps
+// tasks; what that leaves uninitialized comes from the newest checkpoint in
+// `checkpoint_dir` when there is one (every variable, so that the model is
+// of one moment), else from init_op.
 // Then runs local_init_op if local variables lack values. A model still
 // not ready afterwards is FAILED_PRECONDITION naming the variables.
 Status PrepareSession(const Scope& scope, ClientSession& session, const Scaffold& scaffold,

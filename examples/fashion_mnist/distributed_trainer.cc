@@ -200,6 +200,7 @@ Status TrainDistributed(const Options& o, const ClusterTask& task, DistributedRe
   mts.save_summaries_steps = o.summary_steps;
   mts.summary_scalars = {{"loss", g.model.loss}};
   mts.task_name = report->task + (task.is_chief() ? " (chief)" : "");
+  mts.shard_replica_steps = o.shard_replica_steps;
   auto stop_hook = StopAtStepHook::AtStep(last_step);
   mts.hooks = {std::make_shared<CoordinationProtocolHook>(protocol), stop_hook};
   mts.log = [](const std::string& line) { AF_LOG(INFO) << line; };
@@ -220,6 +221,7 @@ Status TrainDistributed(const Options& o, const ClusterTask& task, DistributedRe
   int64_t global_step = -1;
   int64_t next_epoch_step = 0;  // the chief evaluates once the global step reaches it
   int64_t last_eval_step = -1;
+  int recoveries_seen = 0;
   const auto train_seconds = [&] {
     return std::chrono::duration<double>(Clock::now() - start).count() - eval_seconds;
   };
@@ -263,7 +265,12 @@ Status TrainDistributed(const Options& o, const ClusterTask& task, DistributedRe
     }
     ++self.steps;
     self.examples += o.batch;
+    const int64_t step_before = global_step;
     global_step = out[1].scalar<int64_t>();
+    if (session->recoveries() != recoveries_seen) {
+      recoveries_seen = session->recoveries();
+      report->global_steps_rolled_back += std::max<int64_t>(0, step_before - global_step);
+    }
     if (worker_writer && o.summary_steps > 0 && self.steps % o.summary_steps == 0) {
       (void)worker_writer->AddScalar("loss", out[0].scalar<float>(), global_step);
       (void)worker_writer->AddScalar("examples_per_second",
@@ -293,6 +300,7 @@ Status TrainDistributed(const Options& o, const ClusterTask& task, DistributedRe
   self.train_seconds = train_seconds();
   report->global_step = global_step;
   report->recoveries = session->recoveries();
+  for (const RecoveryRecord& r : session->recovery_records()) report->recovery_seconds += r.seconds;
   if (status.ok() || errors::IsOutOfRange(status)) {
     self.done = true;
     status = publish();

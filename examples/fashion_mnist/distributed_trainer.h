@@ -50,6 +50,11 @@ struct DistributedReport {
   double applied_examples_per_second = 0;
   std::vector<double> test_accuracy;       // after each epoch
   int recoveries = 0;
+  // Global steps lost to recoveries: how far the global step went back
+  // when a restore (from the checkpoint or the shard replicas) replaced
+  // what a lost ps task held, summed; and the seconds the recoveries took.
+  int64_t global_steps_rolled_back = 0;
+  double recovery_seconds = 0;
 };
 
 Status TrainDistributed(const Options& options, const ClusterTask& task, DistributedReport* report);

@@ -64,12 +64,14 @@ void PrintDistributedReport(const af::fmnist::Options& o,
               "\"task\":\"%s\",\"ps\":%d,\"workers\":%d,\"global_step\":%lld,"
               "\"steps\":%lld,\"train_ex_per_s\":%.1f,\"train_s\":%.2f,"
               "\"gradients_applied\":%lld,\"gradients_dropped\":%lld,\"recoveries\":%d,"
+              "\"recovery_s\":%.2f,\"global_steps_rolled_back\":%lld,"
               "\"wall_s\":%.2f,\"peak_rss_mib\":%.1f",
               o.model.c_str(), o.batch, o.threads, o.epochs, r.protocol.c_str(), r.task.c_str(),
               r.num_ps, r.num_workers, static_cast<long long>(r.global_step),
               static_cast<long long>(me.steps), me.examples_per_second(), me.train_seconds,
               static_cast<long long>(me.gradients_applied),
-              static_cast<long long>(me.gradients_dropped), r.recoveries, wall, PeakResidentMiB());
+              static_cast<long long>(me.gradients_dropped), r.recoveries, r.recovery_seconds,
+              static_cast<long long>(r.global_steps_rolled_back), wall, PeakResidentMiB());
   if (!r.workers.empty()) {
     std::printf(",\"global_train_ex_per_s\":%.1f,\"global_applied_ex_per_s\":%.1f",
                 r.global_examples_per_second, r.applied_examples_per_second);

@@ -40,6 +40,7 @@ const char* Usage() {
          "         [--trace FILE.json] [--summary_steps 50] [--progress true|false]\n"
          "         [--cluster SPEC --job worker --task I] [--protocol async|sync|backup:B|ssp:S]\n"
          "         [--ps_strategy greedy|round_robin] [--sync_timeout_ms 30000]\n"
+         "         [--shard_replica_steps N]\n"
          "Trains on Fashion-MNIST read by reader ops through a shuffling queue,\n"
          "evaluates on the 10,000 test images after each epoch, checkpoints to\n"
          "--logdir every --checkpoint_secs and resumes from its latest checkpoint.\n"
@@ -53,7 +54,9 @@ const char* Usage() {
          "initializes or restores them, checkpoints to --logdir, evaluates after\n"
          "each epoch (60,000 examples applied) and reports every worker's figures.\n"
          "With sync and backup the chief waits --sync_timeout_ms for a step's gradients,\n"
-         "then goes on with the workers left.\n";
+         "then goes on with the workers left. --shard_replica_steps N: the chief copies\n"
+         "each ps task's variables to the next ps task every N steps, and a ps task that\n"
+         "dies and comes back gets them from there instead of from the checkpoint.\n";
 }
 
 Status ParseOptions(int argc, char** argv, Options* o, bool* help) {
@@ -85,6 +88,7 @@ Status ParseOptions(int argc, char** argv, Options* o, bool* help) {
       {"--protocol", [&](auto&, auto& v) { o->protocol = v; return Status::OK(); }},
       {"--ps_strategy", [&](auto&, auto& v) { o->ps_strategy = v; return Status::OK(); }},
       {"--sync_timeout_ms", [&](auto& f, auto& v) { return ToInt(f, v, &o->sync_timeout_ms); }},
+      {"--shard_replica_steps", [&](auto& f, auto& v) { return ToInt(f, v, &o->shard_replica_steps); }},
   };
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i], value;
@@ -118,6 +122,8 @@ Status ParseOptions(int argc, char** argv, Options* o, bool* help) {
     return errors::InvalidArgument("--ps_strategy must be greedy or round_robin, got '",
                                    o->ps_strategy, "'");
   if (o->sync_timeout_ms < 1) return errors::InvalidArgument("--sync_timeout_ms must be positive");
+  if (o->shard_replica_steps < 0)
+    return errors::InvalidArgument("--shard_replica_steps must be 0 (off) or positive");
   if (!o->cluster.empty() && (o->job.empty() || o->task < 0))
     return errors::InvalidArgument("--cluster needs --job and --task");
   return Status::OK();

@@ -37,6 +37,10 @@ struct Options {
   // goes on with the workers left (a lost worker's replacement has this
   // long to arrive).
   int64_t sync_timeout_ms = 30000;
+  // The chief copies each ps task's variables to the next ps task every N
+  // of its steps and restores a lost task from them (0: off; the
+  // checkpoint is then the only way back).
+  int64_t shard_replica_steps = 0;
 };
 
 // Parses --flag value / --flag=value pairs; INVALID_ARGUMENT naming the flag.
