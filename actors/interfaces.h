@@ -151,7 +151,9 @@ using master_session_actor = caf::typed_actor<
         wire::WireStatus, std::vector<ContainerListing>>,
     caf::replies_to<stats_atom, int64_t>::with<wire::WireStatus, SessionStats>,
     caf::replies_to<close_atom, int64_t>::with<wire::WireStatus>,
-    caf::reacts_to<call_done_atom, uint64_t>>;  // a call to the master finished
+    caf::reacts_to<call_done_atom, uint64_t>,  // a call to the master finished
+    caf::reacts_to<heartbeat_atom>,            // the client is alive
+    caf::reacts_to<sweep_atom>>;               // its own tick: is the client still there?
 
 // One per device, inside its worker's process only.
 using device_actor = caf::typed_actor<

@@ -80,6 +80,8 @@ Status WorkerServer::Start(const WorkerServerOptions& options,
   service.cluster_tasks = options.cluster_tasks;
   service.cluster_secret = options.cluster_secret;
   service.max_call = worker.max_step;
+  service.client_timeout =
+      std::chrono::milliseconds(static_cast<int64_t>(options.client_timeout_secs * 1000));
   // Large tensors leave and arrive beside CAF, on the same host as the
   // server (the same loopback-only rule without a secret, checked above).
   worker.data_plane = actors::DataPlane::Start(options.host, options.cluster_secret);

@@ -44,6 +44,9 @@ struct WorkerServerOptions {
   // (`--session_memory_limit`); an allocation over it fails with
   // RESOURCE_EXHAUSTED naming the node and the session. 0: no limit.
   int64_t session_memory_limit = 0;
+  // An af:// client whose session heartbeats stop this long (a stopped or
+  // hung process) has its session closed (`--client_timeout_secs`; 0: never).
+  double client_timeout_secs = 60;
 };
 
 class WorkerServer {

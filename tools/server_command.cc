@@ -31,7 +31,7 @@ namespace {
 constexpr std::string_view kUsage =
     "usage: actorflow server [--cluster SPEC --job J --task N | --port P [--host H] [--task N]]\n"
     "                        [--cpus N] [--gpus N] [--threads N] [--secret_file PATH] [--faults SPEC]\n"
-    "                        [--idle_exit_secs S] [--exit_with_parent]\n"
+    "                        [--client_timeout_secs S] [--idle_exit_secs S] [--exit_with_parent]\n"
     "\n"
     "Hosts a worker with devices /job:J/replica:0/task:N/device:CPU:0..N-1 for\n"
     "sessions in other processes (SessionOptions::cluster or remote_workers).\n"
@@ -84,6 +84,9 @@ constexpr std::string_view kUsage =
     "                      default: none). No authentication: bind it where only the\n"
     "                      operator's network reaches\n"
     "  --metrics_host H    the address the metrics port listens on (default: --host's)\n"
+    "  --client_timeout_secs S  close the af:// session of a client whose heartbeats\n"
+    "                      stopped S seconds ago (a stopped or hung process that keeps\n"
+    "                      its connection; default 60; 0: never)\n"
     "  --idle_exit_secs S  stop (exit 0) once sessions were opened here and none has\n"
     "                      been open for S seconds: a ps task ends with its workers,\n"
     "                      so a Slurm job step or a Kubernetes Job completes (default:\n"
@@ -231,6 +234,8 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
       flags->metrics_host = f.value;
     } else if (f.name == "--max_step_secs") {
       ok = ParseDouble(f.value, 0, 1e7, &flags->options.max_step_secs);
+    } else if (f.name == "--client_timeout_secs") {
+      ok = ParseDouble(f.value, 0, 1e7, &flags->options.client_timeout_secs);
     } else if (f.name == "--idle_exit_secs") {
       ok = ParseDouble(f.value, 0, 1e7, &flags->idle_exit_secs);
     } else if (f.name == "--faults") {

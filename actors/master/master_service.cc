@@ -18,6 +18,8 @@
 #include "actors/cluster_connect.h"
 #include "actors/master/master_actor.h"
 #include "actors/transport/peer_auth.h"
+#include "core/logging.h"
+#include "core/metrics/metrics_registry.h"
 #include "core/server_limits.h"
 
 namespace af::actors {
@@ -70,6 +72,11 @@ struct MasterSessionState {
   std::unordered_map<uint64_t, Answer> answers;
   uint64_t next_call = 1;
   bool closed = false;
+  // The client's heartbeats (none until its first: an embedding
+  // application's actors send none and are never timed).
+  std::chrono::milliseconds client_timeout{0};
+  bool client_beats = false;
+  Clock::time_point last_beat;
   static inline const char* name = "af.master_session";
 };
 using SessionPointer = master_session_actor::stateful_pointer<MasterSessionState>;
@@ -100,10 +107,47 @@ void EndSession(SessionPointer self) {
   CloseAndStopMaster(st.master);
 }
 
+// How often a session looks at its client's last heartbeat: a quarter of
+// the timeout, so that a silent client is freed within 1.25 timeouts.
+std::chrono::milliseconds SweepInterval(std::chrono::milliseconds timeout) {
+  return std::max<std::chrono::milliseconds>(timeout / 4, std::chrono::milliseconds(50));
+}
+
+metrics::Counter* SessionsOfSilentClients() {
+  static metrics::Counter* const c = metrics::MetricsRegistry::Global().GetCounter(
+      "actorflow_master_sessions_expired_total",
+      "af:// sessions this server's master closed because their client stopped heartbeating.");
+  return c;
+}
+
+// The client's tick: frees the session of a client silent past the timeout.
+void SweepSilentClient(SessionPointer self) {
+  MasterSessionState& st = self->state;
+  if (st.closed) return;
+  const auto silent = Clock::now() - st.last_beat;
+  if (st.client_beats && silent > st.client_timeout) {
+    AF_LOG(WARNING) << "closing an af:// session: its client sent no heartbeat for "
+                    << std::chrono::duration_cast<std::chrono::milliseconds>(silent).count()
+                    << " ms (--client_timeout_secs "
+                    << static_cast<double>(st.client_timeout.count()) / 1000
+                    << "): the process stopped or hung with its connection open";
+    SessionsOfSilentClients()->Add();
+    EndSession(self);
+    self->quit();
+    return;
+  }
+  self->delayed_send(self, SweepInterval(st.client_timeout), sweep_atom::value);
+}
+
 master_session_actor::behavior_type MasterSessionBehavior(SessionPointer self,
                                                           master_actor master,
-                                                          caf::actor client) {
+                                                          caf::actor client,
+                                                          std::chrono::milliseconds client_timeout) {
   self->state.master = std::move(master);
+  self->state.client_timeout = client_timeout;
+  if (client_timeout.count() > 0) {
+    self->delayed_send(self, SweepInterval(client_timeout), sweep_atom::value);
+  }
   // A client that goes away (its process died, or it dropped the proxy
   // without closing) frees its session here.
   if (client) self->monitor(client);
@@ -217,6 +261,17 @@ master_session_actor::behavior_type MasterSessionBehavior(SessionPointer self,
                      });
                  return promise;
                }),
+      Admitted(admit, "Heartbeat",
+               [=](heartbeat_atom) {
+                 self->state.client_beats = true;
+                 self->state.last_beat = Clock::now();
+               }),
+      [=](sweep_atom) {
+        // Only its own ticks: a peer must not be able to end a session early.
+        const auto& sender = self->current_sender();
+        if (sender == nullptr || sender->address() != self->address()) return;
+        SweepSilentClient(self);
+      },
       [=](call_done_atom, uint64_t id) {
         auto it = self->state.answers.find(id);
         // The notice comes without a sender (from whichever thread finished
@@ -239,6 +294,9 @@ using OpenPromise =
 struct PendingOpen {
   OpenPromise promise;
   caf::actor client;
+  // The session's client timeout: the server's, or four of the client's
+  // heartbeat intervals if that is longer (0: none).
+  std::chrono::milliseconds client_timeout{0};
 };
 
 struct MasterServiceState {
@@ -381,7 +439,12 @@ master_service_actor::behavior_type MasterServiceBehavior(ServicePointer self,
                  const uint64_t id = st.next_open++;
                  OpenPromise promise = self->make_response_promise<wire::WireStatus, caf::actor,
                                                                    std::vector<wire::DeviceInfo>>();
-                 st.opening.emplace(id, PendingOpen{promise, client});
+                 std::chrono::milliseconds client_timeout = st.options.client_timeout;
+                 if (client_timeout.count() > 0) {
+                   client_timeout = std::max(
+                       client_timeout, std::chrono::milliseconds(4 * req.heartbeat_interval_ms));
+                 }
+                 st.opening.emplace(id, PendingOpen{promise, client, client_timeout});
                  SetupRequest setup;
                  setup.local_worker = st.local_worker;
                  setup.tasks = SessionTasks(req, st.options);
@@ -413,7 +476,7 @@ master_service_actor::behavior_type MasterServiceBehavior(ServicePointer self,
         }
         auto session = self->system().spawn(MasterSessionBehavior,
                                             caf::actor_cast<master_actor>(master),
-                                            std::move(pending.client));
+                                            std::move(pending.client), pending.client_timeout);
         self->monitor(session);
         self->state.session_nodes.emplace(session.address(), client_node);
         pending.promise.deliver(std::move(status), caf::actor_cast<caf::actor>(session),
@@ -425,8 +488,10 @@ master_service_actor::behavior_type MasterServiceBehavior(ServicePointer self,
 }  // namespace
 
 master_session_actor SpawnMasterSession(caf::actor_system& system, master_actor master,
-                                        caf::actor client) {
-  return system.spawn(MasterSessionBehavior, std::move(master), std::move(client));
+                                        caf::actor client,
+                                        std::chrono::milliseconds client_timeout) {
+  return system.spawn(MasterSessionBehavior, std::move(master), std::move(client),
+                      client_timeout);
 }
 
 master_service_actor SpawnMasterService(caf::actor_system& system, worker_actor local_worker,

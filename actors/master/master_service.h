@@ -5,6 +5,8 @@
 // in-process master does (it is the same master actor).
 #pragma once
 
+#include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,14 +30,21 @@ struct MasterServiceOptions {
   // The server's data plane, which the masters use for the direct step
   // path to the other tasks (null: none).
   std::shared_ptr<DataPlane> data_plane;
+  // A client that heartbeats its session and then falls silent this long
+  // (a stopped or hung process whose connection stays open) has its session
+  // closed here (0: never). A client that sends none (an embedding
+  // application's own actors) is not timed.
+  std::chrono::milliseconds client_timeout{0};
 };
 
 // The by-value face of `master` (the protocol of master_session_actor in
 // actors/interfaces.h), which a remote client's proxy speaks and an
 // embedding application's actors use directly. It closes the session when
-// `client` goes down (null: only on a Close request, or when stopped).
+// `client` goes down (null: only on a Close request, or when stopped), and
+// when a client that heartbeats stops for `client_timeout` (0: never).
 master_session_actor SpawnMasterSession(caf::actor_system& system, master_actor master,
-                                        caf::actor client);
+                                        caf::actor client,
+                                        std::chrono::milliseconds client_timeout = {});
 
 master_service_actor SpawnMasterService(caf::actor_system& system, worker_actor local_worker,
                                         MasterServiceOptions options);

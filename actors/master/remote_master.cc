@@ -98,6 +98,8 @@ void Init(ProxyPointer self, std::shared_ptr<InitCall> call) {
             if (!s.ok()) return call->Finish(s.WithContext("Session: on " + self->state.target));
             self->state.session = caf::actor_cast<master_session_actor>(session);
             self->monitor(session);
+            // The server frees the session of a client whose heartbeats stop.
+            self->send(self, heartbeat_atom::value);
             for (const wire::DeviceInfo& d : devices) {
               call->devices.push_back(DeviceAttributes{d.name, d.type, d.incarnation});
             }
@@ -223,7 +225,18 @@ master_actor::behavior_type RemoteMasterBehavior(ProxyPointer self, worker_actor
         Containers(self, std::move(call));
       },
       [=](stats_atom, std::shared_ptr<StatsCall> call) { Stats(self, std::move(call)); },
-      [=](heartbeat_atom) {},  // the server's master heartbeats its workers itself
+      // This proxy's tick: the session's heartbeat to the server, at the
+      // session's heartbeat interval, while the session is open. (The
+      // server's master heartbeats the workers itself.)
+      [=](heartbeat_atom) {
+        const auto& sender = self->current_sender();
+        if (sender == nullptr || sender->address() != self->address()) return;
+        RemoteMasterState& s = self->state;
+        if (!s.session || !s.lost.ok()) return;
+        self->send(s.session, heartbeat_atom::value);
+        self->delayed_send(self, std::chrono::milliseconds(s.request.heartbeat_interval_ms),
+                           heartbeat_atom::value);
+      },
       // The server's master dispatches steps; no worker answers this proxy.
       [=](direct_reply_atom, uint64_t, const wire::RunGraphResponse&) {},
   };

@@ -31,7 +31,9 @@ namespace af {
 //    and direct_reply_atom, small tensors as frames (issue 25).
 // 4: MasterSessionRequest.optimizer, max_folded_constant_bytes and the
 //    bfloat16 transfer settings (issue 26).
-inline constexpr uint32_t kWireProtocolVersion = 4;
+// 5: clients heartbeat their af:// master sessions (heartbeat_atom and
+//    sweep_atom on master_session_actor; issue 28).
+inline constexpr uint32_t kWireProtocolVersion = 5;
 
 // The version this process claims: kWireProtocolVersion, unless the
 // environment variable below held another number when the process started.
