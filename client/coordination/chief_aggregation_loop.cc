@@ -50,6 +50,9 @@ Status ChiefAggregationLoop::Start(const Scope& scope, const SessionOptions& ses
     loop_exited_ = false;
   }
   progress_ = Progress{0, m, n};
+  configured_m_ = m;
+  configured_n_ = n;
+  last_steps_at_shrink_.clear();
   waits_logged_ = 0;
   session_ = std::make_unique<ClientSession>(scope, session_options);
   if (!session_->status().ok()) {
@@ -119,6 +122,7 @@ void ChiefAggregationLoop::Run() {
     if (s.ok()) {
       ++progress_.updates;
       waits_logged_ = 0;
+      if (progress_.total_num_replicas < configured_n_) MaybeGrow();
       if (on_progress_) on_progress_(progress_);
       continue;
     }
@@ -190,6 +194,8 @@ bool ChiefAggregationLoop::Recover(const Status& failure, int64_t waited_ms) {
     return true;
   }
   const int32_t lost = m - lo;
+  // Who was there at the shrink: a worker that steps after it is back.
+  last_steps_at_shrink_ = ReadLastSteps();
   progress_.replicas_to_aggregate = lo;
   progress_.total_num_replicas = std::max(progress_.total_num_replicas - lost, lo);
   Log("warning: " + waited + "; continuing with " + std::to_string(lo) + " of " +
@@ -197,6 +203,47 @@ bool ChiefAggregationLoop::Recover(const Status& failure, int64_t waited_ms) {
       " worker(s) lost?)");
   if (on_progress_) on_progress_(progress_);
   return true;
+}
+
+std::vector<int64_t> ChiefAggregationLoop::ReadLastSteps() {
+  std::vector<Tensor> out;
+  Status s = session_->Run(WithTimeout(kChoreTimeoutMs), {}, {graph_.last_steps}, {}, &out);
+  if (!s.ok() || out.size() != 1) return {};
+  const Tensor& t = out[0];
+  return std::vector<int64_t>(t.data<int64_t>(), t.data<int64_t>() + t.NumElements());
+}
+
+void ChiefAggregationLoop::MaybeGrow() {
+  const std::vector<int64_t> now = ReadLastSteps();
+  if (now.empty()) return;  // tried again after the next update
+  if (last_steps_at_shrink_.size() != now.size()) {
+    last_steps_at_shrink_ = now;  // the read at the shrink failed: count from here
+    return;
+  }
+  int32_t stepped = 0;
+  for (size_t i = 0; i < now.size(); ++i) stepped += now[i] > last_steps_at_shrink_[i] ? 1 : 0;
+  const int32_t n = progress_.total_num_replicas;
+  if (stepped <= n) return;
+  const int32_t new_n = std::min(configured_n_, stepped);
+  const int32_t new_m =
+      std::min(configured_m_, progress_.replicas_to_aggregate + (new_n - n));
+  // The update just made handed out n tokens: the newcomers get theirs for
+  // this step now, or the next aggregation would wait for gradients that
+  // no token lets anyone send.
+  Status s = session_->Run(
+      WithTimeout(kChoreTimeoutMs),
+      {{graph_.num_tokens, Tensor::FromVector<int32_t>({new_n - n})}}, {}, {graph_.retry_step},
+      nullptr);
+  if (!s.ok()) {
+    Log("could not hand out tokens to the workers that came back (" + s.ToString() +
+        "); trying after the next update");
+    return;
+  }
+  Log(std::to_string(stepped) + " workers stepped since the shrink: continuing with " +
+      std::to_string(new_m) + " of " + std::to_string(new_n) + " replicas (was " +
+      std::to_string(progress_.replicas_to_aggregate) + " of " + std::to_string(n) + ")");
+  progress_.replicas_to_aggregate = new_m;
+  progress_.total_num_replicas = new_n;
 }
 
 }  // namespace af

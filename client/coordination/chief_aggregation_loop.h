@@ -13,7 +13,10 @@
 // how many gradients each accumulator holds and, once the training has made
 // an update, continues with m and n lowered to what arrived, with a
 // warning: a lost worker's replacement had the whole timeout to come back.
-// m and n do not grow back (a rejoining worker shares the smaller step).
+// While shrunk, the chief reads after each update which workers made a
+// step since the shrink (SyncReplicasGraph::last_steps); when more did than
+// n counts (a replacement joined), m and n grow back, by as many, up to
+// what they were configured to.
 #pragma once
 
 #include <condition_variable>
@@ -23,6 +26,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "client/client_session.h"
 #include "client/coordination/protocol_factory.h"
@@ -63,6 +67,10 @@ class ChiefAggregationLoop {
   void Run();
   // After a failed aggregation: re-align and maybe shrink. False to stop.
   bool Recover(const Status& failure, int64_t waited_ms);
+  // While shrunk, after an update: grows m and n by the workers that came back.
+  void MaybeGrow();
+  // Each worker's last local step (empty on a failed read).
+  std::vector<int64_t> ReadLastSteps();
   void Log(const std::string& line) const;
   // Waits up to `ms` unless stopped; false when stopped.
   bool Pause(int64_t ms);
@@ -74,6 +82,8 @@ class ChiefAggregationLoop {
   std::unique_ptr<ClientSession> session_;
   std::thread thread_;
   Progress progress_;  // the loop's thread only
+  int32_t configured_m_ = 0, configured_n_ = 0;  // set by Start
+  std::vector<int64_t> last_steps_at_shrink_;   // the loop's thread only
   int64_t waits_logged_ = 0;
   bool resumed_ = false;  // set by Start
   bool resume_tokens_given_ = false;  // the loop's thread only

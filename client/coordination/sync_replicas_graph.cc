@@ -1,6 +1,9 @@
 #include "client/coordination/sync_replicas_graph.h"
 
+#include <cctype>
+
 #include "client/standard_ops.h"
+#include "client/variables.h"
 
 namespace af {
 
@@ -16,6 +19,31 @@ Status BuildSyncReplicasGraph(const Scope& scope, const std::vector<GradAndVar>&
                                 ops::FIFOQueueV2::Shapes({PartialTensorShape(TensorShape{})})
                                     .SharedName(replica.shared_name + "/sync_token_q"));
   graph->local_step = ops::Placeholder(s.WithOpName("local_step"), DT_INT64);
+  // Asked for on the global step's own device, so that a replica device
+  // setter cannot send this variable to another ps task than its group's.
+  // Named for the training (its shared name), as its queues are: two
+  // trainings in one process or on one ps task keep apart.
+  std::string presence_name = replica.shared_name + "_worker_last_step";
+  for (char& c : presence_name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-') c = '_';
+  }
+  Scope presence = AnchoredTo(on_step.WithOpName(presence_name), global_step);
+  if (!global_step.node()->def().device().empty()) {
+    presence = presence.WithDevice(global_step.node()->def().device());
+  }
+  const Variable last_steps(
+      presence, Input::Initializer(Tensor::FromVector<int64_t>(
+                    std::vector<int64_t>(static_cast<size_t>(replica.num_workers), -1))),
+      /*trainable=*/false);
+  AF_RETURN_IF_ERROR(presence.status());
+  graph->last_steps = last_steps.var;
+  graph->mark_present =
+      ops::ScatterUpdate(s.ColocateWith(last_steps.var.op()).WithOpName("mark_present"),
+                         last_steps.var,
+                         Input::Initializer(Tensor::FromVector<int32_t>({replica.worker_index})),
+                         ops::Reshape(s, graph->local_step,
+                                      Input::Initializer(Tensor::FromVector<int32_t>({1}))))
+          .operation;
   if (replica.is_chief) {
     graph->num_required = ops::Placeholder(s.WithOpName("replicas_to_aggregate"), DT_INT32);
     graph->num_tokens = ops::Placeholder(s.WithOpName("tokens_per_step"), DT_INT32);

@@ -7,6 +7,7 @@
 //     applied_v  AccumulatorTryApplyGradient(acc_v, local_step, grad_v, m)
 //     token      QueueDequeueV2(token queue) after every applied_v, with a
 //                timeout: the worker's next local step
+//     mark_present  ScatterUpdate(worker_last_step, [i], local_step)
 //   the chief's aggregation step (its own loop, ChiefAggregationLoop):
 //     avg_v      AccumulatorTakeGradient(acc_v, num_required)
 //     update     optimizer.ApplyGradients(avg_v, v) and global_step += 1
@@ -37,6 +38,11 @@ struct SyncReplicasGraph {
   Output local_step;             // int64 scalar placeholder
   std::vector<Output> applied;   // bool scalar per gradient: kept by its accumulator
   Output token;                  // int64 scalar: the next local step
+  // Which workers are there: int64 [n] with each worker's latest local
+  // step (-1: none yet), set by every step (mark_present), read by the chief
+  // after a shrink to see a replacement arrive.
+  Output last_steps;
+  Operation mark_present;
   // The chief only (invalid elsewhere).
   Output num_required;           // int32 scalar placeholder: m
   Output num_tokens;             // int32 [1] placeholder: tokens per step, n

@@ -72,6 +72,7 @@ Status SyncReplicasProtocol::BeforeStep(ClientSession&, ProtocolStepArgs* args) 
     return errors::FailedPrecondition("coordination protocol '", name_, "': Start first");
   }
   args->feeds.emplace(graph_.local_step, Input::Initializer(local_step_));
+  args->targets.push_back(graph_.mark_present);
   args->fetches.insert(args->fetches.end(), graph_.applied.begin(), graph_.applied.end());
   args->fetches.push_back(graph_.token);
   return Status::OK();

@@ -6,9 +6,11 @@
 // the factory's names and errors.
 #include <boost/test/unit_test.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <future>
+#include <limits>
 #include <random>
 #include <thread>
 #include <vector>
@@ -276,6 +278,68 @@ BOOST_AUTO_TEST_CASE(sync_shrinks_to_the_workers_left_after_the_deadline) {
   const double expected = -kLearningRate * 2 * 7;
   BOOST_TEST(std::abs(combined - expected) <= 1e-9, combined << " vs " << expected);
   for (auto& worker : w) BOOST_TEST(worker->protocol->stats().gradients_dropped == 0);
+  BOOST_REQUIRE(w[0]->session->Reset({}).ok());
+}
+
+// The shrink above, then a replacement for worker 2 (a new process: its own
+// graph and session) joins: its steps show in the workers' last steps, and
+// the chief grows m and n back to 3 of 3. The workers train on until six
+// global steps after the replacement's first step.
+BOOST_AUTO_TEST_CASE(sync_grows_back_when_a_replacement_worker_joins) {
+  ProtocolOptions options = TestProtocolOptions();
+  options.aggregation_timeout_ms = 3000;  // as above
+  std::vector<std::unique_ptr<FakeWorker>> w;
+  for (int i = 0; i < 3; ++i) {
+    w.push_back(std::make_unique<FakeWorker>("sync", i, 3, "grow", options));
+    BOOST_TEST_REQUIRE(w[i]->status.ok(), w[i]->status);
+  }
+  BOOST_TEST_REQUIRE(w[0]->Initialize().ok());
+  for (auto& worker : w) BOOST_TEST_REQUIRE(worker->Start().ok());
+  // Until the replacement's first step, the training goes on without end.
+  std::atomic<int64_t> last_step{std::numeric_limits<int64_t>::max()};
+  const auto train = [&](const FakeWorker& worker) -> Status {
+    while (worker.protocol->stats().global_step < last_step) {
+      AF_RETURN_IF_ERROR(worker.Step(1));
+      int64_t endless = std::numeric_limits<int64_t>::max();
+      if (&worker != w[0].get() && &worker != w[1].get()) {
+        last_step.compare_exchange_strong(endless, worker.protocol->stats().global_step + 6);
+      }
+    }
+    return Status::OK();
+  };
+  std::vector<std::future<Status>> running;
+  for (int i = 0; i < 2; ++i) {
+    running.push_back(std::async(std::launch::async, [&, i] { return train(*w[i]); }));
+  }
+  // Worker 2 makes two steps and is lost; the chief shrinks to 2 of 2.
+  for (int step = 0; step < 2; ++step) BOOST_TEST_REQUIRE(w[2]->Step(1).ok());
+  const auto shrunk_by = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (w[0]->protocol->stats().total_num_replicas != 2 &&
+         std::chrono::steady_clock::now() < shrunk_by) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const bool shrunk = w[0]->protocol->stats().total_num_replicas == 2;
+  BOOST_TEST(shrunk);
+  BOOST_TEST(w[0]->protocol->stats().replicas_to_aggregate == 2);
+
+  auto replacement = std::make_unique<FakeWorker>("sync", 2, 3, "grow", options);
+  BOOST_TEST(replacement->status.ok(), replacement->status);
+  Status started = replacement->status.ok() ? replacement->Start() : replacement->status;
+  BOOST_TEST(started.ok(), started);
+  if (started.ok() && shrunk) {
+    running.push_back(std::async(std::launch::async, [&] { return train(*replacement); }));
+  } else {
+    last_step = 0;  // ends the others
+  }
+  for (auto& r : running) {
+    Status s = r.get();
+    BOOST_TEST(s.ok(), s);
+  }
+  BOOST_TEST(w[0]->protocol->Stop().ok());
+  const CoordinationStats chief = w[0]->protocol->stats();
+  BOOST_TEST(chief.replicas_to_aggregate == 3);
+  BOOST_TEST(chief.total_num_replicas == 3);
+  BOOST_TEST(replacement->protocol->stats().gradients_applied > 0);
   BOOST_REQUIRE(w[0]->session->Reset({}).ok());
 }
 
