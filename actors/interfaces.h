@@ -60,6 +60,8 @@ using proof_atom = caf::atom_constant<caf::atom("afproof")>;  // handshake: proo
 // the worker actor must run, and a RunGraph reply for a master.
 using direct_run_atom = caf::atom_constant<caf::atom("afdirrun")>;
 using direct_reply_atom = caf::atom_constant<caf::atom("afdirrep")>;
+using join_atom = caf::atom_constant<caf::atom("afjoin")>;       // a task beyond the spec
+using cluster_atom = caf::atom_constant<caf::atom("afcluster")>;  // the cluster's new members
 using version_atom = caf::atom_constant<caf::atom("afversion")>;  // actors/transport/wire_handshake.h
 
 // A worker of the session and the devices it owns.
@@ -128,7 +130,14 @@ using worker_actor = caf::typed_actor<
     // A session on this server's master (its master service): the answer
     // is the session's master_session_actor and the session's devices.
     caf::replies_to<open_master_atom, wire::MasterSessionRequest>::with<
-        wire::WireStatus, caf::actor, std::vector<wire::DeviceInfo>>>;
+        wire::WireStatus, caf::actor, std::vector<wire::DeviceInfo>>,
+    // Membership (actors/master/cluster_membership.h), answered by the
+    // master service: a task of (job) at (address) beyond the spec asks to
+    // join, and gets every task (names, addresses) and its own index; and a
+    // peer's news of the cluster's members (names, addresses).
+    caf::replies_to<join_atom, std::string, std::string>::with<
+        wire::WireStatus, std::vector<std::string>, std::vector<std::string>, int32_t>,
+    caf::reacts_to<cluster_atom, std::vector<std::string>, std::vector<std::string>>>;
 
 // A server's master service: opens sessions whose master lives in the
 // server's process, for clients that target it ("af://host:port").
@@ -138,7 +147,10 @@ using master_service_actor = caf::typed_actor<
     // The end of a session setup that ran on its own thread: request id,
     // status, the master (null on failure), the session's devices.
     caf::reacts_to<opened_atom, uint64_t, wire::WireStatus, caf::actor,
-                   std::vector<wire::DeviceInfo>>>;
+                   std::vector<wire::DeviceInfo>>,
+    caf::replies_to<join_atom, std::string, std::string>::with<
+        wire::WireStatus, std::vector<std::string>, std::vector<std::string>, int32_t>,
+    caf::reacts_to<cluster_atom, std::vector<std::string>, std::vector<std::string>>>;
 
 // One per client session on a server's master: the serializable face of
 // that master (the client's process holds only a proxy, which speaks this).

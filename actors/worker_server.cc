@@ -1,6 +1,8 @@
 #include "actors/worker_server.h"
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 
 #include <caf/actor_system.hpp>
 #include <caf/io/middleman.hpp>
@@ -8,6 +10,7 @@
 
 #include "actors/actor_system_holder.h"
 #include "actors/transport/cluster_tls.h"
+#include "actors/master/cluster_membership.h"
 #include "actors/master/master_service.h"
 #include "actors/transport/peer_auth.h"
 #include "actors/resources/resource_factories.h"
@@ -80,6 +83,13 @@ Status WorkerServer::Start(const WorkerServerOptions& options,
   service.cluster_tasks = options.cluster_tasks;
   service.cluster_secret = options.cluster_secret;
   service.max_call = worker.max_step;
+  service.self_task = ClusterSpec::TaskName(options.job, options.task);
+  // Known once the worker listens (port 0 is chosen then).
+  auto listening = std::make_shared<std::atomic<uint16_t>>(0);
+  service.self_address = [listening, host = options.host] {
+    const uint16_t port = listening->load();
+    return port == 0 ? std::string() : host + ":" + std::to_string(port);
+  };
   service.client_timeout =
       std::chrono::milliseconds(static_cast<int64_t>(options.client_timeout_secs * 1000));
   // Large tensors leave and arrive beside CAF, on the same host as the
@@ -105,6 +115,7 @@ Status WorkerServer::Start(const WorkerServerOptions& options,
     impl->Stop();
     return published;
   }
+  listening->store(impl->port);
   out->reset(new WorkerServer(std::move(impl)));
   return Status::OK();
 }
@@ -118,5 +129,22 @@ const std::vector<std::string>& WorkerServer::device_names() const {
 const std::string& WorkerServer::data_address() const { return impl_->data_address; }
 
 void WorkerServer::Stop() { impl_->Stop(); }
+
+Status JoinCluster(const std::string& target, WorkerServerOptions* options,
+                   std::chrono::milliseconds timeout) {
+  if (options->port == 0) {
+    return errors::InvalidArgument(
+        "--join needs this server's --port: the cluster reaches the new task there");
+  }
+  const std::string address = options->host + ":" + std::to_string(options->port);
+  std::shared_ptr<caf::actor_system> system = actors::AcquireActorSystem();
+  int index = -1;
+  std::vector<RemoteTask> others;
+  AF_RETURN_IF_ERROR(actors::RequestToJoin(*system, target, options->job, address,
+                                           options->cluster_secret, timeout, &others, &index));
+  options->task = index;
+  options->cluster_tasks = std::move(others);
+  return Status::OK();
+}
 
 }  // namespace af

@@ -5,6 +5,7 @@
 // here.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -69,5 +70,14 @@ class WorkerServer {
   explicit WorkerServer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// `actorflow server --join af://host:port`: asks the server at `target`
+// ("host:port") for a place in its cluster for a task of options->job that
+// will listen at options->host:options->port, and sets options->task and
+// options->cluster_tasks from the answer (actors/master/
+// cluster_membership.h). Start the server with them at once: the cluster
+// already counts this task.
+Status JoinCluster(const std::string& target, WorkerServerOptions* options,
+                   std::chrono::milliseconds timeout);
 
 }  // namespace af

@@ -31,7 +31,8 @@ namespace {
 constexpr std::string_view kUsage =
     "usage: actorflow server [--cluster SPEC --job J --task N | --port P [--host H] [--task N]]\n"
     "                        [--cpus N] [--gpus N] [--threads N] [--secret_file PATH] [--faults SPEC]\n"
-    "                        [--client_timeout_secs S] [--idle_exit_secs S] [--exit_with_parent]\n"
+    "                        [--join af://H:P] [--client_timeout_secs S] [--idle_exit_secs S]\n"
+    "                        [--exit_with_parent]\n"
     "\n"
     "Hosts a worker with devices /job:J/replica:0/task:N/device:CPU:0..N-1 for\n"
     "sessions in other processes (SessionOptions::cluster or remote_workers).\n"
@@ -84,6 +85,10 @@ constexpr std::string_view kUsage =
     "                      default: none). No authentication: bind it where only the\n"
     "                      operator's network reaches\n"
     "  --metrics_host H    the address the metrics port listens on (default: --host's)\n"
+    "  --join af://H:P     join the running cluster of the server at H:P as a new task\n"
+    "                      of --job (default worker), beyond its spec: that server gives\n"
+    "                      this task the next index of its job and tells every task of the\n"
+    "                      cluster; needs --port P (and --host H), takes no --cluster\n"
     "  --client_timeout_secs S  close the af:// session of a client whose heartbeats\n"
     "                      stopped S seconds ago (a stopped or hung process that keeps\n"
     "                      its connection; default 60; 0: never)\n"
@@ -105,6 +110,7 @@ struct ServerFlags {
   bool allowed_dirs_given = false;
   ServerLimits limits;
   bool job_given = false, task_given = false, address_given = false;
+  std::string join;  // --join: the "host:port" of a server of the cluster to join
 };
 
 // Takes this task's job, index and address from the cluster spec (--cluster
@@ -234,6 +240,10 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
       flags->metrics_host = f.value;
     } else if (f.name == "--max_step_secs") {
       ok = ParseDouble(f.value, 0, 1e7, &flags->options.max_step_secs);
+    } else if (f.name == "--join") {
+      flags->join = f.value.rfind("af://", 0) == 0 ? f.value.substr(5) : f.value;
+      ok = !flags->join.empty();
+      want = "af://HOST:PORT of a server of the cluster";
     } else if (f.name == "--client_timeout_secs") {
       ok = ParseDouble(f.value, 0, 1e7, &flags->options.client_timeout_secs);
     } else if (f.name == "--idle_exit_secs") {
@@ -254,6 +264,20 @@ Status ReadServerFlags(const Args& args, ServerFlags* flags) {
       return errors::InvalidArgument("bad value '", f.value, "' for ", f.name,
                                      want.empty() ? "" : ": want ", want);
     }
+  }
+  if (!flags->join.empty()) {
+    // The cluster and this task's index come from the cluster itself.
+    if (!flags->cluster.empty() || flags->task_given) {
+      return errors::InvalidArgument(
+          "--join takes the cluster and this task's index from the cluster: give no --cluster "
+          "or --task");
+    }
+    if (flags->options.port == 0) {
+      return errors::InvalidArgument(
+          "--join needs --port P (and --host H unless 127.0.0.1): the cluster reaches the new "
+          "task there");
+    }
+    return Status::OK();
   }
   return ResolveClusterTask(flags);
 }
@@ -337,6 +361,14 @@ int ServerMain(const Args& args, std::ostream& out, std::ostream& err) {
                                                             : DefaultServerDirectories());
   SetServerLimits(flags.limits);
   if (s.ok()) s = LoadClusterSecret(flags.secret_file, &flags.options.cluster_secret);
+  if (s.ok() && !flags.join.empty()) {
+    s = JoinCluster(flags.join, &flags.options, std::chrono::seconds(30));
+    if (s.ok()) {
+      out << "actorflow server: joined the cluster of af://" << flags.join << " as "
+          << ClusterSpec::TaskName(flags.options.job, flags.options.task) << " ("
+          << flags.options.cluster_tasks.size() + 1 << " tasks)\n";
+    }
+  }
   if (s.ok()) s = WorkerServer::Start(flags.options, &server);
   if (!s.ok()) {
     err << "actorflow server: " << s << "\n";

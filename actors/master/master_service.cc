@@ -16,8 +16,10 @@
 
 #include "actors/transport/admitted_handler.h"
 #include "actors/cluster_connect.h"
+#include "actors/master/cluster_membership.h"
 #include "actors/master/master_actor.h"
 #include "actors/transport/peer_auth.h"
+#include "core/cluster_spec.h"
 #include "core/logging.h"
 #include "core/metrics/metrics_registry.h"
 #include "core/server_limits.h"
@@ -458,6 +460,50 @@ master_service_actor::behavior_type MasterServiceBehavior(ServicePointer self,
                  setup.id = id;
                  self->system().spawn<caf::detached>(SetUpMaster, std::move(setup));
                  return promise;
+               }),
+      Admitted(admit, "JoinCluster",
+               [=](join_atom, std::string& job, std::string& address)
+                   -> caf::result<wire::WireStatus, std::vector<std::string>,
+                                  std::vector<std::string>, int32_t> {
+                 MasterServiceOptions& o = self->state.options;
+                 const std::string self_address = o.self_address ? o.self_address() : "";
+                 std::vector<std::string> names, addresses;
+                 if (o.self_task.empty() || self_address.empty()) {
+                   return {wire::ToWire(errors::FailedPrecondition(
+                               "JoinCluster: this server is not a task of a cluster")),
+                           names, addresses, -1};
+                 }
+                 const std::vector<RemoteTask> before = o.cluster_tasks;
+                 int index = -1;
+                 Status s = AddJoiningTask(o.self_task, self_address, job, address,
+                                           &o.cluster_tasks, &index);
+                 if (!s.ok()) return {wire::ToWire(s), names, addresses, -1};
+                 EveryTask(o.self_task, self_address, o.cluster_tasks, &names, &addresses);
+                 const std::string joined = ClusterSpec::TaskName(job, index);
+                 if (o.cluster_tasks.size() != before.size()) {
+                   AF_LOG(INFO) << "the cluster grew: " << joined << " joined at " << address
+                                << " (" << names.size() << " tasks)";
+                   // Everyone but the newcomer, which gets the list in the answer.
+                   DistributeMembers(self->system(), names, addresses, before,
+                                     o.cluster_secret);
+                 }
+                 return {wire::ToWire(Status::OK()), std::move(names), std::move(addresses),
+                         static_cast<int32_t>(index)};
+               }),
+      Admitted(admit, "ClusterMembers",
+               [=](cluster_atom, std::vector<std::string>& names,
+                   std::vector<std::string>& addresses) {
+                 MasterServiceOptions& o = self->state.options;
+                 std::vector<RemoteTask> others;
+                 if (Status s = OtherTasks(names, addresses, o.self_task, &others); !s.ok()) {
+                   AF_LOG(WARNING) << "ignoring the cluster's new members: " << s;
+                   return;
+                 }
+                 if (others.size() != o.cluster_tasks.size()) {
+                   AF_LOG(INFO) << "the cluster now has " << names.size()
+                                << " tasks; sessions opened from now on use them all";
+                 }
+                 o.cluster_tasks = std::move(others);
                }),
       [=](opened_atom, uint64_t id, wire::WireStatus& status, caf::actor& master,
           std::vector<wire::DeviceInfo>& devices) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,11 @@ struct MasterServiceOptions {
   // closed here (0: never). A client that sends none (an embedding
   // application's own actors) is not timed.
   std::chrono::milliseconds client_timeout{0};
+  // This server as a member of its cluster (actors/master/
+  // cluster_membership.h): its task name, and its "host:port" once it
+  // listens (read when a task joins; empty: joins are refused).
+  std::string self_task;
+  std::function<std::string()> self_address;
 };
 
 // The by-value face of `master` (the protocol of master_session_actor in

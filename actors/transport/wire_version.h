@@ -32,7 +32,8 @@ namespace af {
 // 4: MasterSessionRequest.optimizer, max_folded_constant_bytes and the
 //    bfloat16 transfer settings (issue 26).
 // 5: clients heartbeat their af:// master sessions (heartbeat_atom and
-//    sweep_atom on master_session_actor; issue 28).
+//    sweep_atom on master_session_actor); join_atom and cluster_atom for
+//    tasks beyond the spec (issue 28).
 inline constexpr uint32_t kWireProtocolVersion = 5;
 
 // The version this process claims: kWireProtocolVersion, unless the

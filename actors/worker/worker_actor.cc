@@ -254,6 +254,28 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
                  return self->delegate(self->state.master_service, open_master_atom::value,
                                        std::move(req));
                }),
+      Admitted(admit, "JoinCluster",
+               [=](join_atom, std::string& job, std::string& address)
+                   -> caf::result<wire::WireStatus, std::vector<std::string>,
+                                  std::vector<std::string>, int32_t> {
+                 if (!self->state.master_service) {
+                   return {wire::ToWire(errors::Unimplemented(
+                               "JoinCluster: ", self->state.task_name,
+                               " runs no master service (it is the in-process worker of a "
+                               "client)")),
+                           std::vector<std::string>{}, std::vector<std::string>{}, -1};
+                 }
+                 return self->delegate(self->state.master_service, join_atom::value,
+                                       std::move(job), std::move(address));
+               }),
+      Admitted(admit, "ClusterMembers",
+               [=](cluster_atom, std::vector<std::string>& names,
+                   std::vector<std::string>& addresses) {
+                 if (self->state.master_service) {
+                   self->send(self->state.master_service, cluster_atom::value, std::move(names),
+                              std::move(addresses));
+                 }
+               }),
   };
 }
 
