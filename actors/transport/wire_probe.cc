@@ -97,6 +97,17 @@ Status ProbeWithoutHandshake(const std::string& host, uint16_t port,
                    std::vector<wire::DeviceInfo>&) { open_master.status = wire::FromWire(s); },
                [&](caf::error& err) { open_master.status = FromCafError(*system, err, ""); });
   answers->push_back(std::move(open_master));
+  // Membership: a stranger may neither join nor rewrite the member list
+  // (one-way: a refusal shows only as nothing changing).
+  caf::anon_send(worker, cluster_atom::value, std::vector<std::string>{"/job:probe/task:0"},
+                 std::vector<std::string>{"127.0.0.1:1"});
+  ProbeAnswer join{"JoinCluster", Status::OK()};
+  self->request(worker, kAnswerTimeout, join_atom::value, std::string("probe"),
+                std::string("127.0.0.1:1"))
+      .receive([&](wire::WireStatus& s, std::vector<std::string>&, std::vector<std::string>&,
+                   int32_t) { join.status = wire::FromWire(s); },
+               [&](caf::error& err) { join.status = FromCafError(*system, err, ""); });
+  answers->push_back(std::move(join));
   return Status::OK();
 }
 

@@ -211,7 +211,7 @@ BOOST_AUTO_TEST_CASE(a_peer_that_skips_the_handshake_is_refused_everything) {
   BOOST_TEST_REQUIRE(ReadSecretFile(secret.path, &secret_text).ok());
   s = actors::ProbeWithoutHandshake("127.0.0.1", server.port(), &answers, secret_text);
   BOOST_TEST_REQUIRE(s.ok(), s);
-  BOOST_TEST(answers.size() == 9u);
+  BOOST_TEST(answers.size() == 10u);
   for (const actors::ProbeAnswer& answer : answers) {
     BOOST_TEST_MESSAGE(answer.what << ": " << answer.status);
     BOOST_TEST(answer.status.code() == Code::UNAUTHENTICATED, answer.what << ": " << answer.status);
