@@ -38,11 +38,14 @@ size_t BufferCache::ClassBytes(size_t bytes) {
 
 void* BufferCache::Map(size_t bytes) {
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? nullptr : p;
+  if (p == MAP_FAILED) return nullptr;
+  RegisterLeakRoot(p, bytes);
+  return p;
 }
 
 void BufferCache::Unmap(void* ptr, size_t bytes) {
   UnpoisonMemory(ptr, bytes);  // the next mapping there starts clean
+  UnregisterLeakRoot(ptr, bytes);
   munmap(ptr, bytes);
 }
 

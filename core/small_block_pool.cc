@@ -11,6 +11,7 @@ namespace af {
 SmallBlockPool::~SmallBlockPool() {
   for (void* slab : slabs_) {
     UnpoisonMemory(slab, kSlabBytes);  // the next mapping there starts clean
+    UnregisterLeakRoot(slab, kSlabBytes);
     munmap(slab, kSlabBytes);
   }
 }
@@ -23,6 +24,7 @@ bool SmallBlockPool::Grow(size_t index, SizeClass& c) {
   void* slab =
       mmap(nullptr, kSlabBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (slab == MAP_FAILED) return false;
+  RegisterLeakRoot(slab, kSlabBytes);
   {
     std::lock_guard<std::mutex> lock(slabs_mu_);
     slabs_.push_back(slab);

@@ -33,6 +33,28 @@ node { name: "d" op: "QueueDequeueV2" input: "q"
   attr { key: "timeout_ms" value { i: -1 } } }
 )";
 
+// An af:// session on `server` with one op on the server's CPU: 2 squared.
+std::unique_ptr<Session> SquareSession(const ServerProcess& server) {
+  SessionOptions options;
+  options.target = "af://" + server.address();
+  options.default_timeout_ms = 30000;
+  std::unique_ptr<Session> session;
+  Status s = Session::Create(options, &session);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  testing::GraphBuilder b;
+  b.Const("two", Tensor::Scalar<float>(2), "/job:worker/replica:0/task:0/device:CPU:0");
+  b.Op("Square", "four", {"two"}, DT_FLOAT, "/job:worker/replica:0/task:0/device:CPU:0");
+  BOOST_TEST_REQUIRE(session->Extend(b.graph()).ok());
+  return session;
+}
+
+void RunsFour(Session& session) {
+  std::vector<Tensor> out;
+  Status s = session.Run({}, {"four"}, {}, &out);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  BOOST_TEST(out[0].scalar<float>() == 4.0f);
+}
+
 BOOST_AUTO_TEST_SUITE(client_heartbeat)
 
 BOOST_AUTO_TEST_CASE(a_stopped_client_loses_its_session_and_the_server_says_so) {
@@ -57,20 +79,8 @@ BOOST_AUTO_TEST_CASE(a_stopped_client_loses_its_session_and_the_server_says_so) 
              server.output());
 
   // The server is not wedged by it: a new client runs a step.
-  SessionOptions options;
-  options.target = "af://" + server.address();
-  options.default_timeout_ms = 30000;
-  std::unique_ptr<Session> session;
-  s = Session::Create(options, &session);
-  BOOST_TEST_REQUIRE(s.ok(), s);
-  testing::GraphBuilder b;
-  b.Const("two", Tensor::Scalar<float>(2), "/job:worker/replica:0/task:0/device:CPU:0");
-  b.Op("Square", "four", {"two"}, DT_FLOAT, "/job:worker/replica:0/task:0/device:CPU:0");
-  BOOST_TEST_REQUIRE(session->Extend(b.graph()).ok());
-  std::vector<Tensor> out;
-  s = session->Run({}, {"four"}, {}, &out);
-  BOOST_TEST_REQUIRE(s.ok(), s);
-  BOOST_TEST(out[0].scalar<float>() == 4.0f);
+  auto session = SquareSession(server);
+  RunsFour(*session);
   BOOST_TEST(session->Close().ok());
 }
 
@@ -78,22 +88,10 @@ BOOST_AUTO_TEST_CASE(an_idle_client_keeps_its_session_while_it_heartbeats) {
   ServerProcess server;
   Status s = server.Start({"--client_timeout_secs", "1"});
   BOOST_TEST_REQUIRE(s.ok(), s);
-  SessionOptions options;
-  options.target = "af://" + server.address();
-  options.default_timeout_ms = 30000;
-  std::unique_ptr<Session> session;
-  s = Session::Create(options, &session);
-  BOOST_TEST_REQUIRE(s.ok(), s);
-  testing::GraphBuilder b;
-  b.Const("two", Tensor::Scalar<float>(2), "/job:worker/replica:0/task:0/device:CPU:0");
-  b.Op("Square", "four", {"two"}, DT_FLOAT, "/job:worker/replica:0/task:0/device:CPU:0");
-  BOOST_TEST_REQUIRE(session->Extend(b.graph()).ok());
+  auto session = SquareSession(server);
   // Idle for three timeouts.
   std::this_thread::sleep_for(std::chrono::seconds(3));
-  std::vector<Tensor> out;
-  s = session->Run({}, {"four"}, {}, &out);
-  BOOST_TEST_REQUIRE(s.ok(), s);
-  BOOST_TEST(out[0].scalar<float>() == 4.0f);
+  RunsFour(*session);
   BOOST_TEST(!server.WaitForOutput(kClosed, std::chrono::milliseconds(500)), server.output());
   BOOST_TEST(session->Close().ok());
 }

@@ -19,6 +19,7 @@
 #include "client/standard_ops.h"
 #include "client/training/monitored_training_session.h"
 #include "client/training/stop_at_step_hook.h"
+#include "tests/distributed/linear_fit_test_util.h"
 #include "tests/distributed/server_process.h"
 #include "tests/temp_dir_test_util.h"
 
@@ -57,30 +58,12 @@ struct TwoPsTraining {
     options.log = [](const std::string& line) { BOOST_TEST_MESSAGE(line); };
     options.hooks = {StopAtStepHook::AtStep(kLastStep)};
 
-    ReplicaDeviceSetterOptions placement;
-    placement.worker_device = "/job:localhost/replica:0/task:0";
-    placement.strategy = PsStrategy::kRoundRobin;
-    std::unique_ptr<ReplicaDeviceSetter> setter;
-    BOOST_TEST_REQUIRE(
-        ReplicaDeviceSetter::FromCluster(options.session.cluster, placement, &setter).ok());
-    Scope model = root.WithDeviceFunction(setter->function());
-    w = Variable(model.WithOpName("w"), Input::Initializer({0.0f}, TensorShape{1, 1})).var;
-    b = Variable(model.WithOpName("b"), Input::Initializer({0.0f}, TensorShape{1})).var;
-    global_step = GetOrCreateGlobalStep(model);
-    x = ops::Placeholder(model.WithOpName("x"), DT_FLOAT);
-    y = ops::Placeholder(model.WithOpName("y"), DT_FLOAT);
-    auto predicted = ops::Add(model, ops::MatMul(model, x, w), b);
-    loss = ops::Mean(model, ops::Square(model, ops::Sub(model, predicted, y)), {0, 1});
-    GradientDescentOptimizer sgd(0.1);
-    Status s = sgd.Minimize(model, loss, &train);
-    BOOST_TEST_REQUIRE(s.ok(), s);
+    const testing::LinearFit fit(root, options.session.cluster, PsStrategy::kRoundRobin);
+    w = fit.w, b = fit.b, global_step = fit.global_step, x = fit.x, y = fit.y;
+    loss = fit.loss, train = fit.train, xs = fit.xs, ys = fit.ys;
     BOOST_TEST(root.graph()->FindNode("w")->def().device() == "/job:ps/task:0");
     BOOST_TEST(root.graph()->FindNode("b")->def().device() == "/job:ps/task:1");
     BOOST_TEST(root.graph()->FindNode("global_step")->def().device() == "/job:ps/task:0");
-    for (int i = 0; i < 8; ++i) {
-      xs.data<float>()[i] = static_cast<float>(i) / 4 - 1;
-      ys.data<float>()[i] = 3 * xs.data<float>()[i] - 1;
-    }
     for (int t = 0; t < 2; ++t) {
       ps[t].any_port = false;
       BOOST_TEST_REQUIRE(ps[t].Start(TaskArgs(t)).ok(), ps[t].output());
