@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,7 +16,6 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
-#include <openssl/rand.h>
 
 namespace af {
 namespace {
@@ -148,10 +148,19 @@ std::string HmacSha256(std::string_view key, std::string_view data) {
   return std::string(reinterpret_cast<const char*>(out), length);
 }
 
+// The kernel's generator (getrandom(2)), not OpenSSL's: RAND_bytes gives
+// every calling thread a generator of its own that lives until the thread
+// ends, and data-plane threads live as long as their connections.
 Status RandomBytes(size_t n, std::string* out) {
   out->assign(n, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(out->data()), static_cast<int>(n)) != 1) {
-    return errors::Internal("OpenSSL's random generator failed (no entropy?)");
+  size_t filled = 0;
+  while (filled < n) {
+    const ssize_t got = getrandom(out->data() + filled, n - filled, 0);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return errors::Internal("the kernel's random generator failed: ", std::strerror(errno));
+    }
+    filled += static_cast<size_t>(got);
   }
   return Status::OK();
 }

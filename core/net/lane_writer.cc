@@ -18,6 +18,7 @@
 #include "core/net/tensor_frame.h"
 #include "core/net/peer_traffic.h"
 #include "core/net/transfer_counters.h"
+#include "core/net/thread_crypto_state.h"
 
 namespace af::net {
 namespace {
@@ -227,7 +228,10 @@ void LaneWriter::StartConnecting(const std::string& address, Peer* peer) {
   if (peer->connecting || stopping_.load() || Clock::now() < peer->retry_after) return;
   if (peer->connector.joinable()) peer->connector.join();  // a finished attempt
   peer->connecting = true;
-  peer->connector = std::thread([this, address, peer] { Connect(address, peer); });
+  peer->connector = std::thread([this, address, peer] {
+    Connect(address, peer);
+    ReleaseThreadCryptoState();
+  });
 }
 
 void LaneWriter::Connect(const std::string& address, Peer* peer) {

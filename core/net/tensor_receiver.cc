@@ -23,6 +23,7 @@
 #include "core/net/tensor_frame.h"
 #include "core/net/peer_traffic.h"
 #include "core/net/transfer_counters.h"
+#include "core/net/thread_crypto_state.h"
 
 namespace af::net {
 namespace {
@@ -124,7 +125,10 @@ void TensorReceiver::AcceptLoop() {
     }
     Connection& c = connections_.emplace_back();
     c.fd = fd;
-    c.reader = std::thread([this, &c] { ReadLoop(&c); });
+    c.reader = std::thread([this, &c] {
+      ReadLoop(&c);
+      ReleaseThreadCryptoState();
+    });
   }
 }
 

@@ -19,6 +19,7 @@
 #include "core/net/tensor_frame.h"
 #include "core/net/peer_traffic.h"
 #include "core/net/transfer_counters.h"
+#include "core/net/thread_crypto_state.h"
 
 namespace af::net {
 namespace {
@@ -72,7 +73,10 @@ void TensorSender::Send(const std::string& address, Job job) {
       }
       if (chosen == nullptr && open < kConnectionsPerPeer) {
         Connection& c = peer.connections.emplace_back();
-        c.thread = std::thread([this, address, p = &peer, cp = &c] { Run(address, p, cp); });
+        c.thread = std::thread([this, address, p = &peer, cp = &c] {
+          Run(address, p, cp);
+          ReleaseThreadCryptoState();
+        });
         chosen = &c;
       }
       if (chosen == nullptr) chosen = least;
