@@ -41,13 +41,6 @@ std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
-// TensorFlow's rule for job names (they appear in device names "/job:J").
-bool IsValidJobName(std::string_view job) {
-  if (job.empty() || !IsAsciiAlpha(job.front())) return false;
-  for (char c : job)
-    if (!IsAsciiAlnum(c) && c != '_') return false;
-  return true;
-}
 
 bool IsHostName(std::string_view host) {
   for (char c : host)
@@ -112,6 +105,13 @@ bool ParseTaskKey(std::string_view key, int* task) {
 }
 
 }  // namespace
+
+bool IsValidJobName(std::string_view job) {
+  if (job.empty() || !IsAsciiAlpha(job.front())) return false;
+  for (char c : job)
+    if (!IsAsciiAlnum(c) && c != '_') return false;
+  return true;
+}
 
 bool IsVirtualAddress(std::string_view address) {
   return address.substr(0, 8) == "virtual:" && address.size() > 8;

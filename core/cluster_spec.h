@@ -70,6 +70,10 @@ class ClusterSpec {
 // takes "host:port"; TaskAddress keeps it whole in `host` (port 0).
 bool IsVirtualAddress(std::string_view address);
 
+// TensorFlow's rule for job names, which appear in device names ("/job:J"):
+// [a-zA-Z][_a-zA-Z0-9]*.
+bool IsValidJobName(std::string_view job);
+
 // Splits "host:port". The host is a name, an IPv4 address or a bracketed
 // IPv6 literal ("[::1]:2222", returned as "::1"); the port is 1..65535.
 // INVALID_ARGUMENT naming the address and what is wrong with it.

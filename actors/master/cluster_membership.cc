@@ -1,10 +1,9 @@
 #include "actors/master/cluster_membership.h"
 
 #include <algorithm>
-#include <cctype>
-#include <thread>
 
 #include <caf/actor_system.hpp>
+#include <caf/blocking_actor.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
@@ -29,29 +28,17 @@ bool JobAndIndex(const std::string& task, std::string* job, int* index) {
   return true;
 }
 
-bool ValidJobName(const std::string& job) {
-  if (job.empty() || job.size() > 64 || !std::isalpha(static_cast<unsigned char>(job[0]))) {
-    return false;
-  }
-  return std::all_of(job.begin(), job.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
-}
-
 }  // namespace
 
 Status AddJoiningTask(const std::string& self_task, const std::string& self_address,
                       const std::string& job, const std::string& address,
                       std::vector<RemoteTask>* others, int* index) {
-  if (!ValidJobName(job)) {
+  if (!IsValidJobName(job)) {
     return errors::InvalidArgument("JoinCluster: '", job, "' is not a job name");
   }
   std::string host;
   uint16_t port = 0;
   AF_RETURN_IF_ERROR(ParseHostPort(address, &host, &port).WithContext("JoinCluster"));
-  if (port == 0) {
-    return errors::InvalidArgument("JoinCluster: ", address, " names no port to reach the task");
-  }
   if (address == self_address) {
     return errors::InvalidArgument("JoinCluster: ", address, " is this server (", self_task, ")");
   }
@@ -112,20 +99,23 @@ void DistributeMembers(caf::actor_system& system, std::vector<std::string> names
                        std::vector<std::string> addresses, std::vector<RemoteTask> peers,
                        std::string cluster_secret) {
   if (peers.empty()) return;
-  std::thread([&system, names = std::move(names), addresses = std::move(addresses),
-               peers = std::move(peers), secret = std::move(cluster_secret)] {
+  // A detached actor, as a session's setup: connecting blocks, and the
+  // actor system waits for it when it stops.
+  system.spawn<caf::detached>([names = std::move(names), addresses = std::move(addresses),
+                               peers = std::move(peers),
+                               secret = std::move(cluster_secret)](caf::blocking_actor* self) {
     for (const RemoteTask& peer : peers) {
       std::vector<worker_actor> reached;
-      Status s = ConnectToTasks(system, {peer}, std::chrono::steady_clock::now() + kPeerTimeout,
-                                &reached, secret);
+      Status s = ConnectToTasks(self->system(), {peer},
+                                std::chrono::steady_clock::now() + kPeerTimeout, &reached, secret);
       if (!s.ok()) {
         AF_LOG(WARNING) << "the cluster grew, but " << peer.task << " at " << peer.address
                         << " could not be told: " << s;
         continue;
       }
-      caf::anon_send(reached[0], cluster_atom::value, names, addresses);
+      self->send(reached[0], cluster_atom::value, names, addresses);
     }
-  }).detach();
+  });
 }
 
 Status RequestToJoin(caf::actor_system& system, const std::string& target, const std::string& job,

@@ -42,7 +42,7 @@ Status OtherTasks(const std::vector<std::string>& names,
                   const std::vector<std::string>& addresses, const std::string& self_task,
                   std::vector<RemoteTask>* others);
 
-// Tells each of `peers` the member list, on a thread of its own (peers are
+// Tells each of `peers` the member list, from a detached actor (peers are
 // reached as at startup, with the cluster secret); a peer that cannot be
 // reached within 10 s is logged and skipped: it learns the list at the next
 // join, and its own sessions keep working with what it knew.

@@ -34,6 +34,14 @@
 namespace af::actors {
 namespace {
 
+// A request only a server's master service answers, sent to the in-process
+// worker of a client, which has none.
+wire::WireStatus NoMasterService(const WorkerState& st, std::string_view what) {
+  return wire::ToWire(errors::FailedPrecondition(
+      what, ": ", st.task_name, " runs no master service (it is the in-process worker of a "
+      "client)"));
+}
+
 uint64_t NewIncarnation() {
   std::random_device rd;
   std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd());
@@ -245,11 +253,8 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
                [=](open_master_atom, wire::MasterSessionRequest& req)
                    -> caf::result<wire::WireStatus, caf::actor, std::vector<wire::DeviceInfo>> {
                  if (!self->state.master_service) {
-                   return {
-                       wire::ToWire(errors::Unimplemented(
-                           "Session: ", self->state.task_name,
-                           " runs no master service (it is the in-process worker of a client)")),
-                       caf::actor{}, std::vector<wire::DeviceInfo>{}};
+                   return {NoMasterService(self->state, "Session"), caf::actor{},
+                           std::vector<wire::DeviceInfo>{}};
                  }
                  return self->delegate(self->state.master_service, open_master_atom::value,
                                        std::move(req));
@@ -259,10 +264,7 @@ worker_actor::behavior_type WorkerBehavior(WorkerPointer self, WorkerOptions opt
                    -> caf::result<wire::WireStatus, std::vector<std::string>,
                                   std::vector<std::string>, int32_t> {
                  if (!self->state.master_service) {
-                   return {wire::ToWire(errors::Unimplemented(
-                               "JoinCluster: ", self->state.task_name,
-                               " runs no master service (it is the in-process worker of a "
-                               "client)")),
+                   return {NoMasterService(self->state, "JoinCluster"),
                            std::vector<std::string>{}, std::vector<std::string>{}, -1};
                  }
                  return self->delegate(self->state.master_service, join_atom::value,

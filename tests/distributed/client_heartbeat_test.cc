@@ -13,6 +13,7 @@
 
 #include "client/session.h"
 #include "tests/actors/session_test_util.h"
+#include "tests/distributed/remote_session_test_util.h"
 #include "tests/distributed/server_process.h"
 #include "tests/process_test_util.h"
 #include "tests/temp_dir_test_util.h"
@@ -35,12 +36,7 @@ node { name: "d" op: "QueueDequeueV2" input: "q"
 
 // An af:// session on `server` with one op on the server's CPU: 2 squared.
 std::unique_ptr<Session> SquareSession(const ServerProcess& server) {
-  SessionOptions options;
-  options.target = "af://" + server.address();
-  options.default_timeout_ms = 30000;
-  std::unique_ptr<Session> session;
-  Status s = Session::Create(options, &session);
-  BOOST_TEST_REQUIRE(s.ok(), s);
+  std::unique_ptr<Session> session = testing::ConnectThroughMaster(server);
   testing::GraphBuilder b;
   b.Const("two", Tensor::Scalar<float>(2), "/job:worker/replica:0/task:0/device:CPU:0");
   b.Op("Square", "four", {"two"}, DT_FLOAT, "/job:worker/replica:0/task:0/device:CPU:0");

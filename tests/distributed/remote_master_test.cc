@@ -20,6 +20,7 @@
 #include "tests/actors/session_test_util.h"
 #include "core/step_traffic.h"
 #include "graph/optimizer_trace.h"
+#include "tests/distributed/remote_session_test_util.h"
 #include "tests/distributed/server_process.h"
 
 namespace af {
@@ -196,12 +197,7 @@ BOOST_AUTO_TEST_CASE(variables_live_on_in_the_servers_containers) {
 BOOST_AUTO_TEST_CASE(losing_the_target_server_fails_the_call_naming_it) {
   ServerProcess server;
   BOOST_TEST_REQUIRE(server.Start({}).ok());
-  SessionOptions options;
-  options.target = "af://" + server.address();
-  options.default_timeout_ms = 30000;
-  std::unique_ptr<Session> session;
-  Status s = Session::Create(options, &session);
-  BOOST_TEST_REQUIRE(s.ok(), s);
+  std::unique_ptr<Session> session = testing::ConnectThroughMaster(server);
   // A step that waits forever on the server: a queue nobody fills.
   GraphBuilder b;
   tensorflow::NodeDef* q = b.Add("q", "FIFOQueueV2", {}, "");
@@ -217,13 +213,13 @@ BOOST_AUTO_TEST_CASE(losing_the_target_server_fails_the_call_naming_it) {
   const auto killed = std::chrono::steady_clock::now();
   server.Stop(SIGKILL);
   BOOST_TEST_REQUIRE((running.wait_for(std::chrono::seconds(20)) == std::future_status::ready));
-  s = running.get();
+  Status s = running.get();
   BOOST_TEST_MESSAGE("the client saw its server die after "
                      << std::chrono::duration<double>(std::chrono::steady_clock::now() - killed)
                             .count()
                      << " s: " << s);
   BOOST_TEST(s.code() == Code::UNAVAILABLE, s);
-  BOOST_TEST(s.message().find(options.target) != std::string::npos, s);
+  BOOST_TEST(s.message().find("af://" + server.address()) != std::string::npos, s);
   std::vector<Tensor> out;
   s = session->Run({}, {"deq"}, {}, &out);
   BOOST_TEST(s.code() == Code::UNAVAILABLE, s);

@@ -1,5 +1,6 @@
-// A Session whose master runs in the test process and whose one remote
-// worker is an `actorflow server` the test started.
+// Sessions on an `actorflow server` the test started: with the master in
+// the test process (ConnectTo) or in the server (ConnectThroughMaster, the
+// af:// target).
 #pragma once
 
 #include <memory>
@@ -19,6 +20,16 @@ inline std::unique_ptr<Session> ConnectTo(const ServerProcess& server) {
   std::unique_ptr<Session> session;
   Status s = Session::Create(options, &session);
   BOOST_TEST_REQUIRE(s.ok(), s.ToString());
+  return session;
+}
+
+inline std::unique_ptr<Session> ConnectThroughMaster(const ServerProcess& server) {
+  SessionOptions options;
+  options.target = "af://" + server.address();
+  options.default_timeout_ms = 30000;
+  std::unique_ptr<Session> session;
+  Status s = Session::Create(options, &session);
+  BOOST_TEST_REQUIRE(s.ok(), s);
   return session;
 }
 

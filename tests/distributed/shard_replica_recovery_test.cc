@@ -43,7 +43,11 @@ struct TwoPsTraining {
   Tensor xs{DT_FLOAT, TensorShape{8, 1}}, ys{DT_FLOAT, TensorShape{8, 1}};
   ServerProcess ps[2];
 
-  explicit TwoPsTraining(const std::vector<uint16_t>& ports) {
+  std::unique_ptr<MonitoredTrainingSession> session;
+
+  TwoPsTraining() {
+    const std::vector<uint16_t> ports = FreePorts(2);
+    BOOST_TEST_REQUIRE(ports.size() == 2u);
     spec = "ps=" + Address(ports[0]) + "," + Address(ports[1]);
     BOOST_TEST_REQUIRE(ClusterSpec::FromFlag(spec, &options.session.cluster).ok());
     options.session.default_timeout_ms = 30000;
@@ -68,6 +72,8 @@ struct TwoPsTraining {
       ps[t].any_port = false;
       BOOST_TEST_REQUIRE(ps[t].Start(TaskArgs(t)).ok(), ps[t].output());
     }
+    Status s = MonitoredTrainingSession::Create(root, options, &session);
+    BOOST_TEST_REQUIRE(s.ok(), s);
   }
 
   std::vector<std::string> TaskArgs(int task) const {
@@ -81,130 +87,103 @@ struct TwoPsTraining {
     BOOST_TEST_REQUIRE(s.ok(), s << ps[task].output());
   }
 
-  Status Step(MonitoredTrainingSession& session, int64_t* step) {
+  // One step; the global step it saw.
+  int64_t Step() {
     std::vector<Tensor> out;
-    AF_RETURN_IF_ERROR(session.Run({{x, xs}, {y, ys}}, {global_step}, {train}, &out));
-    *step = out[0].scalar<int64_t>();
-    return Status::OK();
+    Status s = session->Run({{x, xs}, {y, ys}}, {global_step}, {train}, &out);
+    BOOST_TEST_REQUIRE(s.ok(), s);  // a recovery, if any, is the session's
+    return out[0].scalar<int64_t>();
   }
 
-  // Trains to the goal; the steps the loop ran.
-  int TrainToTheEnd(MonitoredTrainingSession& session) {
+  // Runs `steps` steps; the last global step.
+  int64_t Steps(int steps) {
+    int64_t step = -1;
+    for (int i = 0; i < steps; ++i) step = Step();
+    return step;
+  }
+
+  // Kills these tasks, starts them again empty and runs one step: the
+  // global step that step saw.
+  int64_t StepAfterRestarting(std::initializer_list<int> tasks) {
+    for (int task : tasks) Restart(task);
+    return Step();
+  }
+
+  // What the one recovery did.
+  std::string RecoveryAction() {
+    const std::vector<RecoveryRecord> records = session->recovery_records();
+    BOOST_TEST_REQUIRE(records.size() == 1u);
+    return records[0].action;
+  }
+
+  // Trains to the goal, checks the fit and closes; the steps the loop ran.
+  int FinishAndCheck() {
     int steps = 0;
-    int64_t step = 0;
-    while (!session.ShouldStop() && steps < 2000) {
-      Status s = Step(session, &step);
-      BOOST_TEST_REQUIRE(s.ok(), s);
+    while (!session->ShouldStop() && steps < 2000) {
+      Step();
       ++steps;
     }
-    return steps;
-  }
-
-  void CheckFit(MonitoredTrainingSession& session) {
     std::vector<Tensor> values;
-    BOOST_TEST_REQUIRE(session.session()->Run({global_step, w, b}, &values).ok());
+    BOOST_TEST_REQUIRE(session->session()->Run({global_step, w, b}, &values).ok());
     BOOST_TEST(values[0].scalar<int64_t>() == kLastStep);
     BOOST_TEST(std::abs(values[1].data<float>()[0] - 3.0f) < 0.05f);
     BOOST_TEST(std::abs(values[2].data<float>()[0] + 1.0f) < 0.05f);
+    BOOST_TEST_REQUIRE(session->Close().ok());
+    return steps;
   }
 };
-
-// Runs `steps` steps; the last global step.
-int64_t TrainSteps(TwoPsTraining& t, MonitoredTrainingSession& session, int steps) {
-  int64_t step = -1;
-  for (int i = 0; i < steps; ++i) {
-    Status s = t.Step(session, &step);
-    BOOST_TEST_REQUIRE(s.ok(), s);
-  }
-  return step;
-}
 
 BOOST_AUTO_TEST_SUITE(shard_replica_recovery)
 
 BOOST_AUTO_TEST_CASE(a_ps_task_without_the_global_step_comes_back_from_its_replica) {
-  const std::vector<uint16_t> ports = FreePorts(2);
-  BOOST_TEST_REQUIRE(ports.size() == 2u);
-  TwoPsTraining t(ports);
-  std::unique_ptr<MonitoredTrainingSession> session;
-  Status s = MonitoredTrainingSession::Create(t.root, t.options, &session);
-  BOOST_TEST_REQUIRE(s.ok(), s);
-  const int64_t before = TrainSteps(t, *session, 60);
+  TwoPsTraining t;
+  const int64_t before = t.Steps(60);
   BOOST_TEST(before == 60);
   std::vector<Tensor> trained;
-  BOOST_TEST_REQUIRE(session->session()->Run({t.b}, &trained).ok());
+  BOOST_TEST_REQUIRE(t.session->session()->Run({t.b}, &trained).ok());
 
-  t.Restart(1);  // b's task
-  int64_t after = -1;
-  s = t.Step(*session, &after);
-  BOOST_TEST_REQUIRE(s.ok(), s);
+  const int64_t after = t.StepAfterRestarting({1});  // b's task
   // ps 0 kept the global step: the step after the loss is the next one.
   BOOST_TEST(after == before + 1);
-  const std::vector<RecoveryRecord> records = session->recovery_records();
-  BOOST_TEST_REQUIRE(records.size() == 1u);
-  BOOST_TEST(records[0].action.find("restored from the shard replicas: /job:ps/task:1 from "
-                                    "/job:ps/task:0 at global step ") == 0,
-             records[0].action);
-  BOOST_TEST(records[0].action.find("model.ckpt") == std::string::npos, records[0].action);
+  const std::string action = t.RecoveryAction();
+  BOOST_TEST(action.find("restored from the shard replicas: /job:ps/task:1 from "
+                         "/job:ps/task:0 at global step ") == 0,
+             action);
+  BOOST_TEST(action.find("model.ckpt") == std::string::npos, action);
   // b came back as the last steps left it (a refresh runs with every step),
   // not as the checkpoint of step 0 had it (0).
   std::vector<Tensor> restored;
-  BOOST_TEST_REQUIRE(session->session()->Run({t.b}, &restored).ok());
+  BOOST_TEST_REQUIRE(t.session->session()->Run({t.b}, &restored).ok());
   BOOST_TEST(std::abs(restored[0].data<float>()[0] - trained[0].data<float>()[0]) < 0.05f,
              restored[0].data<float>()[0] << " vs " << trained[0].data<float>()[0]);
   BOOST_TEST(std::abs(trained[0].data<float>()[0]) > 0.3f);
 
-  const int steps = 61 + t.TrainToTheEnd(*session);
+  const int steps = 61 + t.FinishAndCheck();
   BOOST_TEST(steps == kLastStep, "no step ran twice");
-  t.CheckFit(*session);
-  BOOST_TEST_REQUIRE(session->Close().ok());
 }
 
 BOOST_AUTO_TEST_CASE(the_global_steps_task_comes_back_at_most_one_step_behind) {
-  const std::vector<uint16_t> ports = FreePorts(2);
-  BOOST_TEST_REQUIRE(ports.size() == 2u);
-  TwoPsTraining t(ports);
-  std::unique_ptr<MonitoredTrainingSession> session;
-  Status s = MonitoredTrainingSession::Create(t.root, t.options, &session);
-  BOOST_TEST_REQUIRE(s.ok(), s);
-  const int64_t before = TrainSteps(t, *session, 60);
-  t.Restart(0);  // w and the global step
-  int64_t after = -1;
-  s = t.Step(*session, &after);
-  BOOST_TEST_REQUIRE(s.ok(), s);
+  TwoPsTraining t;
+  const int64_t before = t.Steps(60);
+  const int64_t after = t.StepAfterRestarting({0});  // w and the global step
   // The copy taken with step 60 saw the global step before or after that
   // step's increment: the next step is 60 or 61, never the checkpoint's 1.
   BOOST_TEST((after == before || after == before + 1), after << " after " << before);
-  const std::vector<RecoveryRecord> records = session->recovery_records();
-  BOOST_TEST_REQUIRE(records.size() == 1u);
-  BOOST_TEST(records[0].action.find("restored from the shard replicas: /job:ps/task:0 from "
-                                    "/job:ps/task:1") == 0,
-             records[0].action);
-  t.TrainToTheEnd(*session);
-  t.CheckFit(*session);
-  BOOST_TEST_REQUIRE(session->Close().ok());
+  const std::string action = t.RecoveryAction();
+  BOOST_TEST(action.find("restored from the shard replicas: /job:ps/task:0 from "
+                         "/job:ps/task:1") == 0,
+             action);
+  t.FinishAndCheck();
 }
 
 BOOST_AUTO_TEST_CASE(with_both_ps_tasks_lost_the_checkpoint_is_the_fallback) {
-  const std::vector<uint16_t> ports = FreePorts(2);
-  BOOST_TEST_REQUIRE(ports.size() == 2u);
-  TwoPsTraining t(ports);
-  std::unique_ptr<MonitoredTrainingSession> session;
-  Status s = MonitoredTrainingSession::Create(t.root, t.options, &session);
-  BOOST_TEST_REQUIRE(s.ok(), s);
-  TrainSteps(t, *session, 30);
-  t.Restart(0);
-  t.Restart(1);
-  int64_t after = -1;
-  s = t.Step(*session, &after);
-  BOOST_TEST_REQUIRE(s.ok(), s);
+  TwoPsTraining t;
+  t.Steps(30);
+  const int64_t after = t.StepAfterRestarting({0, 1});
   BOOST_TEST(after == 1, "back to the checkpoint of step 0");
-  const std::vector<RecoveryRecord> records = session->recovery_records();
-  BOOST_TEST_REQUIRE(records.size() == 1u);
-  BOOST_TEST(records[0].action.find("restored " + t.dir.path() + "/model.ckpt-0") == 0,
-             records[0].action);
-  t.TrainToTheEnd(*session);
-  t.CheckFit(*session);
-  BOOST_TEST_REQUIRE(session->Close().ok());
+  const std::string action = t.RecoveryAction();
+  BOOST_TEST(action.find("restored " + t.dir.path() + "/model.ckpt-0") == 0, action);
+  t.FinishAndCheck();
 }
 
 BOOST_AUTO_TEST_SUITE_END()
