@@ -19,6 +19,7 @@ const PassSwitch kSwitches[] = {
     {"cse", &OptimizerOptions::do_common_subexpression_elimination},
     {"arith", &OptimizerOptions::do_arithmetic_simplification},
     {"dead", &OptimizerOptions::do_dead_node_removal},
+    {"recv", &OptimizerOptions::do_recv_scheduling},
 };
 
 }  // namespace
@@ -38,7 +39,7 @@ Status OptimizerOptions::Parse(const std::string& text, OptimizerOptions* out) {
   if (text.rfind(prefix, 0) != 0) {
     return errors::InvalidArgument("optimizer setting '", text,
                                    "': expected on, off, or off:PASS[,PASS...] with passes "
-                                   "fold, cse, arith, dead");
+                                   "fold, cse, arith, dead, recv");
   }
   std::stringstream words(text.substr(prefix.size()));
   std::string word;
@@ -51,7 +52,7 @@ Status OptimizerOptions::Parse(const std::string& text, OptimizerOptions* out) {
     }
     if (!known) {
       return errors::InvalidArgument("optimizer setting '", text, "': unknown pass '", word,
-                                     "' (known: fold, cse, arith, dead)");
+                                     "' (known: fold, cse, arith, dead, recv)");
     }
   }
   *out = options;

@@ -19,6 +19,10 @@ struct OptimizerOptions {
   bool do_arithmetic_simplification = true;
   // Dead nodes, and Identity and NoOp chains outside loops.
   bool do_dead_node_removal = true;
+  // Large tensors crossing processes are sent just before their first
+  // consumer needs them (graph/recv_scheduling.h); at least this many bytes.
+  bool do_recv_scheduling = true;
+  int64_t recv_scheduling_min_bytes = int64_t{1} << 20;
   int64_t max_folded_constant_in_bytes = int64_t{10} * 1024 * 1024;
   // Lossy 16-bit transfer (whitepaper §5.5), off by default: float32
   // tensors cut between CPU devices of different processes travel as

@@ -18,6 +18,7 @@
 #include "graph/partition.h"
 #include "graph/placement_settings.h"
 #include "graph/placer.h"
+#include "graph/recv_scheduling.h"
 #include "runtime/constant_evaluator.h"
 
 namespace af {
@@ -103,6 +104,26 @@ Status Bfloat16TransferRule(
   return Status::OK();
 }
 
+// Runs one of the plan's own passes (those outside OptimizeGraph) and
+// reports it like the optimizer's.
+Status TimedPass(const char* name, Graph* graph, std::vector<PassReport>* reports,
+                 const std::function<Status(PassStats*)>& pass) {
+  PassReport report;
+  report.pass = name;
+  report.nodes_before = graph->num_nodes();
+  report.start_micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  const auto start = std::chrono::steady_clock::now();
+  AF_RETURN_IF_ERROR(pass(&report.stats));
+  report.micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  report.nodes_after = graph->num_nodes();
+  reports->push_back(std::move(report));
+  return Status::OK();
+}
+
 // One evaluator for every plan: it keeps its CPU device.
 const ConstantEvaluator& CpuConstantEvaluator() {
   static const ConstantEvaluator* evaluator = new ConstantEvaluator(MakeCpuConstantEvaluator());
@@ -120,22 +141,14 @@ Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
   // Not an optimization: calls have no kernel, so this runs with the
   // optimizer off too. After pruning, so only called bodies are copied.
   if (HasFunctionCalls(*pruned)) {
-    PassReport report;
-    report.pass = "function_inlining";
-    report.nodes_before = pruned->num_nodes();
-    report.start_micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count();
-    const auto start = std::chrono::steady_clock::now();
-    InlineStats stats;
-    AF_RETURN_IF_ERROR(InlineFunctionCalls(pruned.get(), &stats));
-    report.micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                        std::chrono::steady_clock::now() - start)
-                        .count();
-    report.nodes_after = pruned->num_nodes();
-    report.stats.nodes_added = stats.nodes_added;
-    report.stats.nodes_rewritten = stats.calls_inlined;
-    optimizer_passes.push_back(std::move(report));
+    AF_RETURN_IF_ERROR(
+        TimedPass("function_inlining", pruned.get(), &optimizer_passes, [&](PassStats* report) {
+          InlineStats stats;
+          AF_RETURN_IF_ERROR(InlineFunctionCalls(pruned.get(), &stats));
+          report->nodes_added = stats.nodes_added;
+          report->nodes_rewritten = stats.calls_inlined;
+          return Status::OK();
+        }));
   }
   if (optimizer.enabled()) {
     PassContext context;
@@ -158,6 +171,19 @@ Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
   AF_RETURN_IF_ERROR(PlaceGraph(pruned.get(), device_infos, placer_options));
   if (LogDevicePlacement()) {
     AF_LOG(INFO) << "Device placement:\n" << DescribeDevicePlacement(*pruned);
+  }
+  if (optimizer.enabled() && optimizer.do_recv_scheduling) {
+    AF_RETURN_IF_ERROR(
+        TimedPass("recv_scheduling", pruned.get(), &optimizer_passes, [&](PassStats* stats) {
+          RecvSchedulingOptions options;
+          options.min_bytes = optimizer.recv_scheduling_min_bytes;
+          options.cost_model = cost_model;
+          RecvSchedulingStats held;
+          AF_RETURN_IF_ERROR(ScheduleRecvs(pruned.get(), options, &held));
+          stats->nodes_added = held.held;
+          stats->nodes_rewritten = held.held;
+          return Status::OK();
+        }));
   }
 
   PartitionOptions partition_options;
