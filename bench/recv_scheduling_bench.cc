@@ -1,7 +1,7 @@
 // Recv scheduling (issue 26, whitepaper §5.2): a deep MLP whose weights
 // live on an `actorflow server` ps task, run from this process as the
-// worker, with the recv_scheduling pass off and on (two sessions on the
-// same variables, steps interleaved). Printed per case and setting: this
+// worker, with the recv_scheduling pass off and on (sessions on the same
+// variables, steps interleaved). Printed per case and setting: this
 // process's peak tensor memory above what it held before the step (the CPU
 // allocator's peak, which also counts every received tensor) and the
 // median step time.
@@ -10,8 +10,10 @@
 //            every layer's weights arrive at once and wait for their layer;
 //            with it each is sent about two layers before its use.
 //   train    a GradientDescent step: the backward pass uses every layer's
-//            weights again, so they stay until then either way and the
-//            peak barely moves (the gradients are sent as they are made).
+//            weights again, so with scheduling alone they stay until then
+//            and the peak barely moves; with resending on (a third session,
+//            recv_scheduling_resend) each weight crosses again shortly
+//            before its backward use, twice the weight bytes per step.
 //
 //   bench_recv_scheduling [--layers 16] [--width 2048] [--batch 64] [--steps 5]
 #include <algorithm>
@@ -122,13 +124,16 @@ void Measure(const Flags& f) {
   CheckOk(ClusterSpec::FromFlag(spec, &base.cluster), "cluster spec");
   base.default_timeout_ms = 300000;
   base.worker_lost_after_ms = 30000;
-  SessionOptions off = base, on = base;
+  SessionOptions off = base, on = base, resend = base;
   off.optimizer.do_recv_scheduling = false;
   on.optimizer.do_recv_scheduling = true;
+  resend.optimizer.do_recv_scheduling = true;
+  resend.optimizer.recv_scheduling_resend = true;
 
   const DeepMlp mlp(f);
   const ClientSession session_off(mlp.root, off);
   const ClientSession session_on(mlp.root, on);
+  const ClientSession session_resend(mlp.root, resend);
   CheckOk(session_on.Run({}, {}, mlp.initializers, nullptr), "initialize");
   Tensor x(DT_FLOAT, TensorShape{f.batch, f.width});
   for (int64_t k = 0; k < x.NumElements(); ++k) x.data<float>()[k] = 0.5f;
@@ -138,29 +143,32 @@ void Measure(const Flags& f) {
                             ",\"width\":" + std::to_string(f.width) +
                             ",\"batch\":" + std::to_string(f.batch) +
                             ",\"weights_mib\":" + std::to_string(weights_mib);
+  struct Setting {
+    const char* name;
+    const ClientSession* session;
+    Sample sample;
+  };
   for (bool train : {false, true}) {
-    Sample without, with;
+    // Resending only changes what a second use of a weight does.
+    std::vector<Setting> settings = {{"off", &session_off, {}}, {"on", &session_on, {}}};
+    if (train) settings.push_back({"resend", &session_resend, {}});
     Sample warm;
-    Step(session_off, mlp, x, train, &warm);  // plans and first transfers
-    Step(session_on, mlp, x, train, &warm);
-    for (int s = 0; s < f.steps; ++s) {
-      Step(session_off, mlp, x, train, &without);
-      Step(session_on, mlp, x, train, &with);
-    }
+    for (Setting& s : settings) Step(*s.session, mlp, x, train, &warm);  // plans, first transfers
+    for (int step = 0; step < f.steps; ++step)
+      for (Setting& s : settings) Step(*s.session, mlp, x, train, &s.sample);
     const std::string c = train ? "train" : "forward";
-    for (const auto& [setting, sample] : {std::pair{"off", &without}, std::pair{"on", &with}}) {
-      const std::string fields = extra + ",\"recv_scheduling\":\"" + setting + "\"";
-      PrintResult("recv_scheduling", c, fields, "peak_step_memory",
-                  *std::max_element(sample->peak_mib.begin(), sample->peak_mib.end()), "MiB");
-      PrintResult("recv_scheduling", c, fields, "step_time_p50", Quantile(sample->seconds, 0.5) * 1e3,
-                  "ms");
+    auto peak = [](const Sample& s) { return *std::max_element(s.peak_mib.begin(), s.peak_mib.end()); };
+    for (const Setting& s : settings) {
+      const std::string fields = extra + ",\"recv_scheduling\":\"" + s.name + "\"";
+      PrintResult("recv_scheduling", c, fields, "peak_step_memory", peak(s.sample), "MiB");
+      PrintResult("recv_scheduling", c, fields, "step_time_p50",
+                  Quantile(s.sample.seconds, 0.5) * 1e3, "ms");
+      if (&s == &settings[0]) continue;
+      PrintResult("recv_scheduling", c, fields, "peak_memory_over_off",
+                  peak(s.sample) / peak(settings[0].sample), "x");
+      PrintResult("recv_scheduling", c, fields, "step_time_over_off",
+                  Quantile(s.sample.seconds, 0.5) / Quantile(settings[0].sample.seconds, 0.5), "x");
     }
-    PrintResult("recv_scheduling", c, extra, "peak_memory_on_over_off",
-                *std::max_element(with.peak_mib.begin(), with.peak_mib.end()) /
-                    *std::max_element(without.peak_mib.begin(), without.peak_mib.end()),
-                "x");
-    PrintResult("recv_scheduling", c, extra, "step_time_on_over_off",
-                Quantile(with.seconds, 0.5) / Quantile(without.seconds, 0.5), "x");
   }
 }
 

@@ -80,6 +80,10 @@ OptimizerOptions OptimizerOptions::ProcessDefault() {
         parsed = OptimizerOptions{};
       }
     }
+    if (const char* resend = std::getenv("ACTORFLOW_RECV_RESEND")) {
+      const std::string text = resend;
+      parsed.recv_scheduling_resend = !text.empty() && text != "0" && text != "off";
+    }
     // "1"/"on": every float32 tensor between processes; any other text is
     // the pattern of the tensors to narrow (a program's whole run, e.g. a
     // trainer under `actorflow cluster`, without a flag of its own).

@@ -23,6 +23,11 @@ struct OptimizerOptions {
   // consumer needs them (graph/recv_scheduling.h); at least this many bytes.
   bool do_recv_scheduling = true;
   int64_t recv_scheduling_min_bytes = int64_t{1} << 20;
+  // Off by default: a tensor used early and again late on one device (a
+  // weight in the forward and backward passes) crosses once per use group,
+  // trading its bytes again for not keeping it in between. Not part of the
+  // text form; ACTORFLOW_RECV_RESEND=1 sets it for ProcessDefault.
+  bool recv_scheduling_resend = false;
   int64_t max_folded_constant_in_bytes = int64_t{10} * 1024 * 1024;
   // Lossy 16-bit transfer (whitepaper §5.5), off by default: float32
   // tensors cut between CPU devices of different processes travel as

@@ -111,9 +111,25 @@ class RecvScheduler {
     may_be_dead_ = MayBeDead(*graph_);
     for (auto& [key, consumers] : CutTensors()) {
       ++stats->candidates;
-      bool held = false;
-      AF_RETURN_IF_ERROR(Hold(std::get<0>(key), std::get<1>(key), consumers, &held));
-      stats->held += held;
+      Node* source = std::get<0>(key);
+      const int port = std::get<1>(key);
+      std::vector<std::vector<const Edge*>> groups = SplitByTime(source, port, consumers);
+      // The first group's transfer: held when a trigger fits, else at once.
+      const Node* trigger = Trigger(source, port, groups[0], Descendants(*graph_, source));
+      Node* first_reader = source;
+      if (trigger != nullptr) {
+        AF_ASSIGN_OR_RETURN(first_reader, AddHold(source, port, trigger));
+        Rewire(groups[0], first_reader, 0);
+        ++stats->held;
+      }
+      // Later groups get their own transfer where that is safe, else read
+      // the first one's.
+      for (size_t g = 1; g < groups.size(); ++g) {
+        bool resent = false;
+        AF_RETURN_IF_ERROR(Resend(source, port, groups[g], first_reader,
+                                  first_reader == source ? port : 0, &resent));
+        stats->resent += resent;
+      }
     }
     return Status::OK();
   }
@@ -193,7 +209,10 @@ class RecvScheduler {
 
   // The node on the first consumer's device to start the transfer after,
   // or null when the tensor should cross at once.
-  const Node* Trigger(const Node* source, int port, const std::vector<const Edge*>& consumers) {
+  // `excluded`: nodes that will depend on the transfer (a trigger among
+  // them would make a cycle).
+  const Node* Trigger(const Node* source, int port, const std::vector<const Edge*>& consumers,
+                      const std::vector<bool>& excluded) {
     const Edge* first = *std::min_element(
         consumers.begin(), consumers.end(),
         [this](const Edge* a, const Edge* b) { return start_[a->dst()->id()] < start_[b->dst()->id()]; });
@@ -201,23 +220,21 @@ class RecvScheduler {
     const double transfer = cost_.TransferMicros(cost_.OutputBytes(*source, port), false);
     const double latest = start_[consumer->id()] - transfer;
     if (latest <= 0) return nullptr;
-    // Recomputed per tensor: earlier holds added edges.
-    const std::vector<bool> downstream = Descendants(*graph_, source);
     const std::vector<bool> upstream = Ancestors(*graph_, consumer);
     const std::string& device = placement_[consumer->id()].device;
     const Node* best = nullptr;
     for (const Node* n : graph_->nodes()) {
       const int id = n->id();
-      if (!upstream[id] || downstream[id] || in_loop_[id] || may_be_dead_[id]) continue;
+      if (!upstream[id] || excluded[id] || in_loop_[id] || may_be_dead_[id]) continue;
       if (placement_[id].device != device || finish_[id] > latest || finish_[id] <= 0) continue;
       if (best == nullptr || finish_[id] > finish_[best->id()]) best = n;
     }
     return best;
   }
 
-  Status Hold(Node* source, int port, const std::vector<const Edge*>& consumers, bool* held) {
-    const Node* trigger = Trigger(source, port, consumers);
-    if (trigger == nullptr) return Status::OK();
+  // An Identity of source:port on the source's device that waits for
+  // `trigger`; the partitioner gives it its own _Send.
+  StatusOr<Node*> AddHold(Node* source, int port, const Node* trigger) {
     tensorflow::NodeDef def;
     def.set_name(graph_->NewName(source->name() + "/_recv_hold"));
     def.set_op("Identity");
@@ -226,7 +243,7 @@ class RecvScheduler {
     def.add_input(port == 0 ? source->name() : source->name() + ":" + std::to_string(port));
     def.add_input("^" + trigger->name());
     Node* hold = nullptr;
-    if (Status s = graph_->AddNode(std::move(def), &hold); !s.ok()) return s;
+    AF_RETURN_IF_ERROR(graph_->AddNode(std::move(def), &hold));
     hold->set_assigned_device_name(placement_[source->id()].device);
     if (port < static_cast<int>(source->output_shapes().size()))
       hold->set_output_shapes({source->output_shapes()[port]});
@@ -235,22 +252,112 @@ class RecvScheduler {
     may_be_dead_.push_back(false);
     start_.push_back(start_[source->id()]);
     finish_.push_back(finish_[source->id()]);
-    AF_VLOG << "recv_scheduling: " << source->name() << ":" << port << " to "
-            << placement_[consumers.front()->dst()->id()].device << " waits for "
-            << trigger->name();
+    AF_VLOG << "recv_scheduling: " << source->name() << ":" << port << " waits for "
+            << trigger->name() << " (" << hold->name() << ")";
     graph_->AddEdge(source, port, hold, 0);
     graph_->AddControlEdge(const_cast<Node*>(trigger), hold);
+    return hold;
+  }
+
+  // The consumers read reader:output instead (a hold's output 0, or the
+  // source's own port). Their edges are gone afterwards.
+  void Rewire(const std::vector<const Edge*>& consumers, Node* reader, int output) {
     std::vector<Node*> rewired;
     for (const Edge* e : consumers) {
       Node* dst = e->dst();
       const int input = e->dst_input();
+      if (e->src() == reader && e->src_output() == output) continue;
       graph_->RemoveEdge(e);
-      graph_->AddEdge(hold, 0, dst, input);
+      graph_->AddEdge(reader, output, dst, input);
       rewired.push_back(dst);
     }
-    Graph::WriteInputs(*hold, hold->mutable_def());
+    Graph::WriteInputs(*reader, reader->mutable_def());
     for (Node* dst : rewired) Graph::WriteInputs(*dst, dst->mutable_def());
-    *held = true;
+  }
+
+  // The consumers in groups of neighbouring start times: with resending on,
+  // a gap longer than two transfers of the tensor (a weight used in the
+  // forward pass and again in the backward pass) starts a new group.
+  std::vector<std::vector<const Edge*>> SplitByTime(const Node* source, int port,
+                                                    std::vector<const Edge*> consumers) const {
+    std::sort(consumers.begin(), consumers.end(), [this](const Edge* a, const Edge* b) {
+      return start_[a->dst()->id()] < start_[b->dst()->id()];
+    });
+    std::vector<std::vector<const Edge*>> groups{{consumers[0]}};
+    const double gap = 2 * cost_.TransferMicros(cost_.OutputBytes(*source, port), false);
+    for (size_t i = 1; i < consumers.size(); ++i) {
+      if (options_.resend &&
+          start_[consumers[i]->dst()->id()] - start_[consumers[i - 1]->dst()->id()] > gap) {
+        groups.emplace_back();
+      }
+      groups.back().push_back(consumers[i]);
+    }
+    return groups;
+  }
+
+  // The nodes that may write the source's buffer in place: every op with a
+  // reference input from the variable the source reads. False when that
+  // cannot be known (references passed on through other ops).
+  bool Writers(const Node* source, std::vector<Node*>* writers) const {
+    const Node* n = source;
+    while (!n->IsVariable() && !n->IsConstant()) {
+      const Edge* input = nullptr;
+      if (!n->input_edge(0, &input).ok() || input == nullptr) return false;
+      n = input->src();
+    }
+    if (n->IsConstant()) return true;
+    if (n->type_string() == "VarHandleOp") return false;
+    for (const Edge* e : n->out_edges()) {
+      if (e->IsControlEdge() || !IsRefType(e->dst()->input_type(e->dst_input()))) continue;
+      if (e->dst()->IsControlFlow() || e->dst()->type_string() == "RefIdentity") return false;
+      writers->push_back(e->dst());
+    }
+    return true;
+  }
+
+  // Sends source:port a second time for a later group of consumers, held
+  // until its own trigger. The value must be the one the first group saw,
+  // so every writer of the variable waits for the group's consumers. Where
+  // no trigger fits, the writers are not known, or those edges would make
+  // a cycle, the group reads fallback:fallback_port (the first transfer)
+  // and `*resent` is false.
+  Status Resend(Node* source, int port, const std::vector<const Edge*>& group, Node* fallback,
+                int fallback_port, bool* resent) {
+    *resent = false;
+    const Node* trigger = nullptr;
+    std::vector<Node*> writers;
+    if (Writers(source, &writers)) {
+      std::vector<bool> downstream(graph_->num_node_ids(), false);
+      for (const Edge* e : group) {
+        const std::vector<bool> d = Descendants(*graph_, e->dst());
+        for (size_t i = 0; i < d.size(); ++i) downstream[i] = downstream[i] || d[i];
+      }
+      bool writer_downstream = false;
+      for (const Node* w : writers) writer_downstream = writer_downstream || downstream[w->id()];
+      if (!writer_downstream) trigger = Trigger(source, port, group, downstream);
+    }
+    if (trigger == nullptr) {
+      Rewire(group, fallback, fallback_port);
+      return Status::OK();
+    }
+    std::vector<Node*> consumers;
+    for (const Edge* e : group) consumers.push_back(e->dst());
+    AF_ASSIGN_OR_RETURN(Node* hold, AddHold(source, port, trigger));
+    Rewire(group, hold, 0);
+    std::vector<const Edge*> added;
+    for (Node* w : writers)
+      for (Node* c : consumers) added.push_back(graph_->AddControlEdge(c, w));
+    if (!ValidateNoIllegalCycles(*graph_).ok()) {
+      for (const Edge* e : added) graph_->RemoveEdge(e);
+      std::vector<const Edge*> edges;
+      for (const Edge* e : hold->out_edges())
+        if (!e->IsControlEdge()) edges.push_back(e);
+      Rewire(edges, fallback, fallback_port);
+      graph_->RemoveNode(hold);
+      return Status::OK();
+    }
+    for (Node* w : writers) Graph::WriteInputs(*w, w->mutable_def());
+    *resent = true;
     return Status::OK();
   }
 

@@ -47,16 +47,25 @@ struct RecvSchedulingOptions {
   int64_t min_bytes = int64_t{1} << 20;
   // Its static estimates time the schedule; null: a default CostModel.
   const CostModel* cost_model = nullptr;
+  // A tensor whose consumers on one device fall apart in time (a weight
+  // used in the forward pass and again in the backward pass) is sent once
+  // per group of consumers, each held until shortly before its group, so
+  // that the receiver does not keep it in between. Costs the tensor's bytes
+  // again per group, and every writer of the variable (an optimizer's
+  // apply) waits for the later groups, so that they see the same value.
+  bool resend = false;
 };
 
 struct RecvSchedulingStats {
   int candidates = 0;  // cut (tensor, receiving device) pairs over the threshold
   int held = 0;        // of those, held until a trigger
+  int resent = 0;      // extra transfers for later groups of consumers (`resend`)
 };
 
 // Runs on a placed graph (every node has an assigned or full requested
 // device), before partitioning. Adds one Identity and one control edge per
-// held tensor; never removes a node.
+// held transfer (and, when resending, control edges from a later group's
+// consumers to the variable's writers); never removes a node.
 Status ScheduleRecvs(Graph* graph, const RecvSchedulingOptions& options,
                      RecvSchedulingStats* stats);
 

@@ -178,10 +178,11 @@ Status BuildStepPlan(const Graph& graph, const StepSignature& signature,
           RecvSchedulingOptions options;
           options.min_bytes = optimizer.recv_scheduling_min_bytes;
           options.cost_model = cost_model;
+          options.resend = optimizer.recv_scheduling_resend;
           RecvSchedulingStats held;
           AF_RETURN_IF_ERROR(ScheduleRecvs(pruned.get(), options, &held));
-          stats->nodes_added = held.held;
-          stats->nodes_rewritten = held.held;
+          stats->nodes_added = held.held + held.resent;
+          stats->nodes_rewritten = held.held + held.resent;
           return Status::OK();
         }));
   }

@@ -25,7 +25,8 @@ std::string ShapeAttr(int rows, int cols) {
 // then starts at a Switch's true side).
 struct Chain {
   Chain(int layers, int batch, int n, const std::string& worker, const std::string& ps,
-        bool behind_switch = false, bool computed_weights = false) {
+        bool behind_switch = false, bool computed_weights = false, bool backward = false,
+        bool variable_w1 = false) {
     std::mt19937 rng(3);
     std::uniform_real_distribution<float> value(-0.1f, 0.1f);
     auto random = [&](int rows, int cols) {
@@ -55,6 +56,14 @@ struct Chain {
       text += Pinned(Node(h, "MatMul", {input, w}, kTf), worker);
       input = h;
     }
+    // A backward pass's use of each weight: g = g * w_i^T, last layer first.
+    for (int i = backward ? layers : 0; i >= 1; --i) {
+      const std::string g = "g" + std::to_string(i);
+      text += Pinned(Node(g, "MatMul", {input, "w" + std::to_string(i)},
+                          kTf + " attr { key: 'transpose_b' value { b: true } }"),
+                     worker);
+      input = g;
+    }
     if (behind_switch) {
       text += Pinned(Node("out", "Merge", {"sw:0", input},
                           kTf + " attr { key: 'N' value { i: 2 } }"),
@@ -62,8 +71,22 @@ struct Chain {
       input = "out";
     }
     signature.fetches.push_back(input + ":0");
+    if (variable_w1) {
+      // w1 is a variable, updated by x^T * g2 (a gradient's shape).
+      text += Pinned(Node("w1", "VariableV2", {},
+                          "attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: 'shape' "
+                          "value { shape { dim { size: " +
+                              std::to_string(n) + " } dim { size: " + std::to_string(n) +
+                              " } } } }"),
+                     ps);
+      text += Pinned(Node("delta", "MatMul", {"x", "g2"},
+                          kTf + " attr { key: 'transpose_a' value { b: true } }"),
+                     worker);
+      text += Pinned(Node("update", "AssignAdd", {"w1", "delta"}, kTf), ps);
+      signature.targets.push_back("update");
+    }
     graph = ParseGraph(text);
-    for (int i = 1; i <= layers; ++i) {
+    for (int i = variable_w1 ? 2 : 1; i <= layers; ++i) {
       weights.push_back(random(n, n));
       tensorflow::NodeDef* w = graph.add_node();
       w->set_name("w" + std::to_string(i));
@@ -172,6 +195,54 @@ BOOST_AUTO_TEST_CASE(late_weights_wait_for_the_worker_and_results_do_not_change)
   }
   for (int j = 0; j < 512; ++j)
     BOOST_TEST(std::abs(a.data<float>()[j] - row[j]) <= 1e-6 + 1e-4 * std::abs(row[j]));
+}
+
+// Resending: each weight is used in the forward pass and again, much
+// later, in the backward pass; all but the last layers' weights cross a
+// second time, each group held until shortly before it.
+BOOST_AUTO_TEST_CASE(resending_gives_the_backward_pass_its_own_late_transfer) {
+  TwoTasks env;
+  const Chain chain(6, 256, 512, TwoTasks::kWorker, TwoTasks::kPs, false, false,
+                    /*backward=*/true);
+  OptimizerOptions resend;
+  resend.recv_scheduling_resend = true;
+  const StepPlan twice = Plan(env, chain, resend);
+  const StepPlan once = Plan(env, chain, OptimizerOptions{});
+  const size_t held_once = Holds(once).size();
+  BOOST_TEST(held_once == 4u);
+  BOOST_TEST(Holds(twice).size() > held_once);
+  int sends_once = 0, sends_twice = 0;
+  for (const auto& p : once.partitions)
+    for (const auto& n : p.graph.node()) sends_once += n.op() == "_Send" && p.device == TwoTasks::kPs;
+  for (const auto& p : twice.partitions)
+    for (const auto& n : p.graph.node()) sends_twice += n.op() == "_Send" && p.device == TwoTasks::kPs;
+  BOOST_TEST(sends_twice > sends_once);
+  const Tensor a = RunOne(env, twice, chain.feeds);
+  BOOST_TEST(BitwiseEqual(a, RunOne(env, once, chain.feeds)));
+  BOOST_TEST(BitwiseEqual(a, RunOne(env, Plan(env, chain, WithoutRecvScheduling()), chain.feeds)));
+}
+
+// A variable sent twice must not change in between: its writer waits for
+// the consumers of the second transfer (a control input from the worker).
+BOOST_AUTO_TEST_CASE(a_resent_variable_is_written_only_after_its_late_consumers) {
+  TwoTasks env;
+  const Chain chain(6, 256, 512, TwoTasks::kWorker, TwoTasks::kPs, false, false, true,
+                    /*variable_w1=*/true);
+  auto update_inputs = [&](const StepPlan& plan) {
+    int controls = 0;
+    for (const auto& p : plan.partitions)
+      for (const auto& n : p.graph.node())
+        if (n.name() == "update")
+          for (const std::string& input : n.input()) controls += input[0] == '^';
+    return controls;
+  };
+  OptimizerOptions resend;
+  resend.recv_scheduling_resend = true;
+  const StepPlan twice = Plan(env, chain, resend);
+  int w1_holds = 0;
+  for (const tensorflow::NodeDef* hold : Holds(twice)) w1_holds += hold->name().rfind("w1/", 0) == 0;
+  BOOST_TEST(w1_holds == 1);  // the backward pass's transfer; the forward one is needed at once
+  BOOST_TEST(update_inputs(twice) == update_inputs(Plan(env, chain, OptimizerOptions{})) + 1);
 }
 
 BOOST_AUTO_TEST_CASE(small_computed_and_one_process_transfers_are_not_held) {
