@@ -5,7 +5,9 @@
 //    twice has): the nodes the second copy adds to the pruned step graph,
 //    and per pass the nodes before and after and the time the pass took.
 //  - train_step: the median training-step time of the MLP and the CNN
-//    with the optimizer off and on, in one run (ratio off/on).
+//    with the optimizer off and on, in one run (ratio off/on), and each
+//    setting's peak tensor memory during a step above what the process
+//    held before it (the CPU allocator's peak).
 //
 //   bench_optimizer [--steps 60]
 #include <algorithm>
@@ -22,6 +24,7 @@
 #include "client/optimizers/momentum.h"
 #include "client/standard_ops.h"
 #include "client/variables.h"
+#include "core/allocator.h"
 #include "examples/models/mnist_models.h"
 #include "graph/graph_def_import.h"
 #include "graph/subgraph.h"
@@ -87,8 +90,13 @@ void GradientBuiltTwice() {
   }
 }
 
-// Median seconds of a training step of `name` at batch 64.
-double TrainStepSeconds(const std::string& name, bool optimize, int steps) {
+// A training step of `name` at batch 64.
+struct StepFigures {
+  double seconds = 0;   // median step
+  double peak_mib = 0;  // the largest step's peak above what it started with
+};
+
+StepFigures TrainStepFigures(const std::string& name, bool optimize, int steps) {
   ModelGraph g;
   BuildMnistModel(name, &g);
   MomentumOptimizer sgd(0.01, 0.9);
@@ -108,30 +116,46 @@ double TrainStepSeconds(const std::string& name, bool optimize, int steps) {
   for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = pixel(rng);
   for (int64_t i = 0; i < kBatch; ++i) y.data<int32_t>()[i] = static_cast<int32_t>(i % 10);
   const ClientSession::FeedType feeds = {{g.images, x}, {g.labels, y}};
+  auto* counting = dynamic_cast<CountingAllocatorBase*>(GetCpuAllocator());
   std::vector<double> seconds;
+  StepFigures figures;
   for (int s = 0; s < steps + 10; ++s) {
+    const int64_t before = GetCpuAllocator()->GetStats().bytes_in_use;
+    if (counting != nullptr) counting->ResetPeak();
     const auto t0 = std::chrono::steady_clock::now();
     bench::CheckOk(session.Run(feeds, {}, {train}, nullptr), "train step");
-    if (s >= 10)
-      seconds.push_back(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (s < 10) continue;
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    const int64_t peak = GetCpuAllocator()->GetStats().peak_bytes_in_use - before;
+    figures.peak_mib = std::max(figures.peak_mib, static_cast<double>(peak) / (1 << 20));
   }
   std::sort(seconds.begin(), seconds.end());
-  return seconds[seconds.size() / 2];
+  figures.seconds = seconds[seconds.size() / 2];
+  return figures;
 }
 
 void TrainStep(const std::string& name, int steps) {
   // Alternating rounds, so that a noisy neighbour hurts both settings alike.
-  std::vector<double> off, on;
+  std::vector<StepFigures> off, on;
   for (int round = 0; round < 2; ++round) {
-    off.push_back(TrainStepSeconds(name, false, steps));
-    on.push_back(TrainStepSeconds(name, true, steps));
+    off.push_back(TrainStepFigures(name, false, steps));
+    on.push_back(TrainStepFigures(name, true, steps));
   }
-  const double off_s = *std::min_element(off.begin(), off.end());
-  const double on_s = *std::min_element(on.begin(), on.end());
+  auto fastest = [](const std::vector<StepFigures>& v) {
+    double best = v[0].seconds;
+    for (const StepFigures& f : v) best = std::min(best, f.seconds);
+    return best;
+  };
+  auto peak = [](const std::vector<StepFigures>& v) {
+    double most = 0;
+    for (const StepFigures& f : v) most = std::max(most, f.peak_mib);
+    return most;
+  };
+  const double off_s = fastest(off), on_s = fastest(on);
   std::ostringstream extra;
   extra << "\"model\":\"" << name << "\",\"batch\":64,\"step_ms_off\":" << off_s * 1e3
-        << ",\"step_ms_on\":" << on_s * 1e3;
+        << ",\"step_ms_on\":" << on_s * 1e3 << ",\"peak_step_mib_off\":" << peak(off)
+        << ",\"peak_step_mib_on\":" << peak(on);
   bench::PrintResult("optimizer", "train_step_" + name, extra.str(), "off_over_on",
                      off_s / on_s, "x");
 }

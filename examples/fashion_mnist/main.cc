@@ -11,6 +11,7 @@
 
 #include "core/flag_spelling.h"
 #include "core/logging.h"
+#include "core/net/transfer_counters.h"
 #include "examples/fashion_mnist/cluster_task.h"
 #include "examples/fashion_mnist/distributed_trainer.h"
 #include "examples/fashion_mnist/options.h"
@@ -72,6 +73,12 @@ void PrintDistributedReport(const af::fmnist::Options& o,
               static_cast<long long>(me.gradients_applied),
               static_cast<long long>(me.gradients_dropped), r.recoveries, r.recovery_seconds,
               static_cast<long long>(r.global_steps_rolled_back), wall, PeakResidentMiB());
+  // Tensor bytes this process moved over the data plane (docs/clusters.md),
+  // where nearly all of a worker's traffic goes.
+  const af::net::TransferCounters& moved = af::net::TransferCounters::Global();
+  std::printf(",\"data_plane_bytes_sent\":%llu,\"data_plane_bytes_received\":%llu",
+              static_cast<unsigned long long>(moved.bytes_sent.load()),
+              static_cast<unsigned long long>(moved.bytes_received.load()));
   if (!r.workers.empty()) {
     std::printf(",\"global_train_ex_per_s\":%.1f,\"global_applied_ex_per_s\":%.1f",
                 r.global_examples_per_second, r.applied_examples_per_second);
