@@ -81,4 +81,26 @@ Status ValidateNoIllegalCycles(const Graph& g) {
   return TopologicalOrder(g, &order);
 }
 
+std::vector<bool> ReachableFrom(const Graph& g, const std::vector<const Node*>& starts,
+                                bool forward) {
+  std::vector<bool> seen(g.num_node_ids(), false);
+  std::vector<const Node*> stack;
+  for (const Node* n : starts) {
+    if (seen[n->id()]) continue;
+    seen[n->id()] = true;
+    stack.push_back(n);
+  }
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    for (const Edge* e : forward ? n->out_edges() : n->in_edges()) {
+      const Node* next = forward ? e->dst() : e->src();
+      if (seen[next->id()]) continue;
+      seen[next->id()] = true;
+      stack.push_back(next);
+    }
+  }
+  return seen;
+}
+
 }  // namespace af

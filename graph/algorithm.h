@@ -16,4 +16,10 @@ Status TopologicalOrder(const Graph& g, std::vector<Node*>* order);
 // OK if every cycle passes through a NextIteration node.
 Status ValidateNoIllegalCycles(const Graph& g);
 
+// By node id: the nodes reachable from `starts` (themselves included) along
+// out-edges, or along in-edges when `forward` is false; data and control
+// edges alike.
+std::vector<bool> ReachableFrom(const Graph& g, const std::vector<const Node*>& starts,
+                                bool forward = true);
+
 }  // namespace af

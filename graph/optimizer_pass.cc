@@ -1,6 +1,6 @@
 #include "graph/optimizer_pass.h"
 
-#include <deque>
+#include "graph/algorithm.h"
 
 namespace af {
 
@@ -11,28 +11,14 @@ bool IsPreservedNode(const Node& node, const PassContext& context) {
 }
 
 std::vector<bool> NodesInLoops(const Graph& graph) {
-  std::vector<bool> in_loop(graph.num_node_ids(), false);
-  std::deque<const Node*> work;
-  for (const Node* n : graph.nodes())
-    if (n->IsEnter()) {
-      in_loop[n->id()] = true;
-      work.push_back(n);
-    }
   // Forward from every Enter, through Exits too: what a loop feeds is
   // counted as inside. That leaves some nodes after a loop unoptimized, but
   // never lets a pass treat a per-iteration value (say, behind an inner
   // loop's Exit) as a single one.
-  while (!work.empty()) {
-    const Node* n = work.front();
-    work.pop_front();
-    for (const Edge* e : n->out_edges()) {
-      const Node* dst = e->dst();
-      if (in_loop[dst->id()]) continue;
-      in_loop[dst->id()] = true;
-      work.push_back(dst);
-    }
-  }
-  return in_loop;
+  std::vector<const Node*> enters;
+  for (const Node* n : graph.nodes())
+    if (n->IsEnter()) enters.push_back(n);
+  return ReachableFrom(graph, enters);
 }
 
 bool IsPureNode(const Node& node) {

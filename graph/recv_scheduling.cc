@@ -1,7 +1,6 @@
 #include "graph/recv_scheduling.h"
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -28,56 +27,14 @@ bool SameTask(const DeviceName& a, const DeviceName& b) {
 // What may receive a dead tensor: everything downstream of a Switch (the
 // Merge that ends a cond is counted too, conservatively).
 std::vector<bool> MayBeDead(const Graph& graph) {
-  std::vector<bool> dead(graph.num_node_ids(), false);
-  std::deque<const Node*> work;
+  std::vector<const Node*> switches;
   for (const Node* n : graph.nodes())
-    if (n->IsSwitch()) {
-      dead[n->id()] = true;
-      work.push_back(n);
-    }
-  while (!work.empty()) {
-    const Node* n = work.front();
-    work.pop_front();
-    for (const Edge* e : n->out_edges()) {
-      if (dead[e->dst()->id()]) continue;
-      dead[e->dst()->id()] = true;
-      work.push_back(e->dst());
-    }
-  }
-  return dead;
+    if (n->IsSwitch()) switches.push_back(n);
+  return ReachableFrom(graph, switches);
 }
 
-// Every node reachable from `from` along out-edges (itself included).
 std::vector<bool> Descendants(const Graph& graph, const Node* from) {
-  std::vector<bool> seen(graph.num_node_ids(), false);
-  std::vector<const Node*> stack{from};
-  seen[from->id()] = true;
-  while (!stack.empty()) {
-    const Node* n = stack.back();
-    stack.pop_back();
-    for (const Edge* e : n->out_edges()) {
-      if (seen[e->dst()->id()]) continue;
-      seen[e->dst()->id()] = true;
-      stack.push_back(e->dst());
-    }
-  }
-  return seen;
-}
-
-// Every node `to` depends on (itself excluded).
-std::vector<bool> Ancestors(const Graph& graph, const Node* to) {
-  std::vector<bool> seen(graph.num_node_ids(), false);
-  std::vector<const Node*> stack{to};
-  while (!stack.empty()) {
-    const Node* n = stack.back();
-    stack.pop_back();
-    for (const Edge* e : n->in_edges()) {
-      if (seen[e->src()->id()]) continue;
-      seen[e->src()->id()] = true;
-      stack.push_back(e->src());
-    }
-  }
-  return seen;
+  return ReachableFrom(graph, {from});
 }
 
 // Whether the sender keeps the tensor's memory for the whole step anyway (a
@@ -220,7 +177,7 @@ class RecvScheduler {
     const double transfer = cost_.TransferMicros(cost_.OutputBytes(*source, port), false);
     const double latest = start_[consumer->id()] - transfer;
     if (latest <= 0) return nullptr;
-    const std::vector<bool> upstream = Ancestors(*graph_, consumer);
+    const std::vector<bool> upstream = ReachableFrom(*graph_, {consumer}, /*forward=*/false);
     const std::string& device = placement_[consumer->id()].device;
     const Node* best = nullptr;
     for (const Node* n : graph_->nodes()) {
