@@ -68,7 +68,7 @@ class RecvScheduler {
     may_be_dead_ = MayBeDead(*graph_);
     for (auto& [key, consumers] : CutTensors()) {
       ++stats->candidates;
-      Node* source = std::get<0>(key);
+      Node* source = graph_->FindNodeId(std::get<0>(key));
       const int port = std::get<1>(key);
       std::vector<std::vector<const Edge*>> groups = SplitByTime(source, port, consumers);
       // The first group's transfer: held when a trigger fits, else at once.
@@ -140,7 +140,9 @@ class RecvScheduler {
     return Status::OK();
   }
 
-  using TensorKey = std::tuple<Node*, int, std::string>;  // source, port, receiving device
+  // Source node id, port, receiving device: ids, not pointers, so that
+  // plans come out the same every time.
+  using TensorKey = std::tuple<int, int, std::string>;
 
   // Large data edges between processes, grouped as the partitioner will
   // group them: one transfer per (tensor, receiving device).
@@ -148,7 +150,7 @@ class RecvScheduler {
     std::map<TensorKey, std::vector<const Edge*>> cut;
     for (const Edge* e : graph_->edges()) {
       if (e->IsControlEdge()) continue;
-      Node* src = e->src();
+      const Node* src = e->src();
       const Node* dst = e->dst();
       const Placement& from = placement_[src->id()];
       const Placement& to = placement_[dst->id()];
@@ -159,7 +161,7 @@ class RecvScheduler {
       if (IsRefType(dst->input_type(e->dst_input()))) continue;
       if (cost_.OutputBytes(*src, e->src_output()) < options_.min_bytes) continue;
       if (!KeptBySender(*src)) continue;
-      cut[TensorKey{src, e->src_output(), to.device}].push_back(e);
+      cut[TensorKey{src->id(), e->src_output(), to.device}].push_back(e);
     }
     return cut;
   }
@@ -237,7 +239,7 @@ class RecvScheduler {
   // forward pass and again in the backward pass) starts a new group.
   std::vector<std::vector<const Edge*>> SplitByTime(const Node* source, int port,
                                                     std::vector<const Edge*> consumers) const {
-    std::sort(consumers.begin(), consumers.end(), [this](const Edge* a, const Edge* b) {
+    std::stable_sort(consumers.begin(), consumers.end(), [this](const Edge* a, const Edge* b) {
       return start_[a->dst()->id()] < start_[b->dst()->id()];
     });
     std::vector<std::vector<const Edge*>> groups{{consumers[0]}};
