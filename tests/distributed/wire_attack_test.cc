@@ -57,6 +57,15 @@ bool SendAndExpectClose(uint16_t port, const std::string& bytes) {
   return closed;
 }
 
+// Under a sanitizer the server keeps freed memory in quarantine (ASan) and
+// maps shadow memory for what it touches, so its resident size follows what
+// it handled rather than what it still holds: the bounds are wider there.
+#if defined(__SANITIZE_ADDRESS__) || defined(AF_TSAN)
+constexpr int64_t kSanitizerSlack = 4;
+#else
+constexpr int64_t kSanitizerSlack = 1;
+#endif
+
 BOOST_AUTO_TEST_CASE(strangers_bytes_and_idle_connections_cost_a_server_with_a_secret_little) {
   testing::TempDir dir("af_attack");
   const std::string secret_path = dir.path() + "/secret";
@@ -97,8 +106,8 @@ BOOST_AUTO_TEST_CASE(strangers_bytes_and_idle_connections_cost_a_server_with_a_s
   BOOST_TEST_MESSAGE("resident memory: " << before << " MiB before, " << after_garbage
                                          << " MiB after the garbage, " << with_idle
                                          << " MiB with 1000 idle connections");
-  BOOST_TEST(after_garbage - before < 64);
-  BOOST_TEST(with_idle - before < 256);
+  BOOST_TEST(after_garbage - before < 64 * kSanitizerSlack);
+  BOOST_TEST(with_idle - before < 256 * kSanitizerSlack);
 
   // A member is served all the same.
   const Status s = testing::MemberNegates(server.address(), secret_path);
