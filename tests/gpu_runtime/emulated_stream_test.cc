@@ -80,6 +80,12 @@ BOOST_AUTO_TEST_CASE(a_wait_orders_work_across_streams) {
 BOOST_AUTO_TEST_CASE(a_missing_wait_shows_under_a_delay) {
   // The negative control of the test above: without the wait, the consumer
   // reads the fresh allocation's poison (0xFF bytes, NaN as float).
+#if defined(AF_TSAN)
+  // That unordered read is a data race on purpose, which ThreadSanitizer
+  // rightly reports.
+  BOOST_TEST_MESSAGE("skipped under ThreadSanitizer: the race is the point of the test");
+  return;
+#endif
   EmulatedGpu gpu;
   const size_t n = 1024;
   std::vector<float> in = Ramp(n, 1), out(n, 0);
