@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "core/allocator.h"
 #include "core/logging.h"
 #include "core/types.h"
 
@@ -77,6 +78,14 @@ void LoopbackTcpPair(int* client, int* server) {
   const int one = 1;
   setsockopt(*client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   setsockopt(*server, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+PeakTensorMemory::PeakTensorMemory() : before_(GetCpuAllocator()->GetStats().bytes_in_use) {
+  if (auto* counting = dynamic_cast<CountingAllocatorBase*>(GetCpuAllocator())) counting->ResetPeak();
+}
+
+double PeakTensorMemory::MiB() const {
+  return static_cast<double>(GetCpuAllocator()->GetStats().peak_bytes_in_use - before_) / (1 << 20);
 }
 
 void CheckOk(const Status& s, const std::string& what) {

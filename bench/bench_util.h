@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -32,6 +33,18 @@ int RunsFlag(int argc, char** argv, int fallback);
 // Exits with a message when a setup step fails: a benchmark has no
 // meaningful figure to print then.
 void CheckOk(const Status& s, const std::string& what);
+
+// This process's peak tensor memory (the CPU allocator's) from construction
+// on, above what was in use then: what a step added at its worst, received
+// tensors included. Resets the allocator's peak; one at a time.
+class PeakTensorMemory {
+ public:
+  PeakTensorMemory();
+  double MiB() const;
+
+ private:
+  int64_t before_;
+};
 
 // A connected TCP pair on loopback, TCP_NODELAY on both ends (the raw
 // peers the transport benchmarks compare against).

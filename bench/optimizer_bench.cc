@@ -24,7 +24,6 @@
 #include "client/optimizers/momentum.h"
 #include "client/standard_ops.h"
 #include "client/variables.h"
-#include "core/allocator.h"
 #include "examples/models/mnist_models.h"
 #include "graph/graph_def_import.h"
 #include "graph/subgraph.h"
@@ -116,18 +115,15 @@ StepFigures TrainStepFigures(const std::string& name, bool optimize, int steps) 
   for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = pixel(rng);
   for (int64_t i = 0; i < kBatch; ++i) y.data<int32_t>()[i] = static_cast<int32_t>(i % 10);
   const ClientSession::FeedType feeds = {{g.images, x}, {g.labels, y}};
-  auto* counting = dynamic_cast<CountingAllocatorBase*>(GetCpuAllocator());
   std::vector<double> seconds;
   StepFigures figures;
   for (int s = 0; s < steps + 10; ++s) {
-    const int64_t before = GetCpuAllocator()->GetStats().bytes_in_use;
-    if (counting != nullptr) counting->ResetPeak();
+    const bench::PeakTensorMemory memory;
     const auto t0 = std::chrono::steady_clock::now();
     bench::CheckOk(session.Run(feeds, {}, {train}, nullptr), "train step");
     if (s < 10) continue;
     seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    const int64_t peak = GetCpuAllocator()->GetStats().peak_bytes_in_use - before;
-    figures.peak_mib = std::max(figures.peak_mib, static_cast<double>(peak) / (1 << 20));
+    figures.peak_mib = std::max(figures.peak_mib, memory.MiB());
   }
   std::sort(seconds.begin(), seconds.end());
   figures.seconds = seconds[seconds.size() / 2];

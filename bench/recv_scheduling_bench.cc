@@ -29,7 +29,6 @@
 #include "client/optimizers/gradient_descent.h"
 #include "client/standard_ops.h"
 #include "client/variables.h"
-#include "core/allocator.h"
 #include "core/cluster_spec.h"
 
 namespace af::bench {
@@ -99,9 +98,7 @@ struct Sample {
 // One step; what it added to this process's peak tensor memory.
 void Step(const ClientSession& session, const DeepMlp& mlp, const Tensor& x, bool train,
           Sample* sample) {
-  auto* counting = dynamic_cast<CountingAllocatorBase*>(GetCpuAllocator());
-  const int64_t before = GetCpuAllocator()->GetStats().bytes_in_use;
-  if (counting != nullptr) counting->ResetPeak();
+  const PeakTensorMemory memory;
   const auto start = std::chrono::steady_clock::now();
   std::vector<Tensor> out;
   if (train) {
@@ -111,8 +108,7 @@ void Step(const ClientSession& session, const DeepMlp& mlp, const Tensor& x, boo
   }
   sample->seconds.push_back(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  const int64_t peak = GetCpuAllocator()->GetStats().peak_bytes_in_use;
-  sample->peak_mib.push_back(static_cast<double>(peak - before) / (1 << 20));
+  sample->peak_mib.push_back(memory.MiB());
 }
 
 void Measure(const Flags& f) {

@@ -37,21 +37,21 @@ std::vector<bool> Descendants(const Graph& graph, const Node* from) {
   return ReachableFrom(graph, {from});
 }
 
-// Whether the sender keeps the tensor's memory for the whole step anyway (a
-// variable's value, a constant, an Identity of either), so holding it there
-// costs nothing. A computed tensor held back would only move its memory
-// from the receiver to the sender.
-bool KeptBySender(const Node& node) {
+// The variable or constant whose memory `node` is, through a chain of
+// Identity ops, or null: the sender keeps such a tensor for the whole step
+// anyway, so holding it there costs nothing. A computed tensor held back
+// would only move its memory from the receiver to the sender.
+const Node* KeptValueOwner(const Node& node) {
   const Node* n = &node;
   for (int depth = 0; depth < 16; ++depth) {
-    if (n->IsVariable() || n->IsConstant()) return true;
+    if (n->IsVariable() || n->IsConstant()) return n;
     const std::string& op = n->type_string();
-    if (op != "Identity" && op != "RefIdentity") return false;
+    if (op != "Identity" && op != "RefIdentity") return nullptr;
     const Edge* input = nullptr;
-    if (!n->input_edge(0, &input).ok() || input == nullptr) return false;
+    if (!n->input_edge(0, &input).ok() || input == nullptr) return nullptr;
     n = input->src();
   }
-  return false;
+  return nullptr;
 }
 
 class RecvScheduler {
@@ -160,7 +160,7 @@ class RecvScheduler {
       // crosses as its value, and so does the hold's.
       if (IsRefType(dst->input_type(e->dst_input()))) continue;
       if (cost_.OutputBytes(*src, e->src_output()) < options_.min_bytes) continue;
-      if (!KeptBySender(*src)) continue;
+      if (KeptValueOwner(*src) == nullptr) continue;
       cut[TensorKey{src->id(), e->src_output(), to.device}].push_back(e);
     }
     return cut;
@@ -258,12 +258,8 @@ class RecvScheduler {
   // reference input from the variable the source reads. False when that
   // cannot be known (references passed on through other ops).
   bool Writers(const Node* source, std::vector<Node*>* writers) const {
-    const Node* n = source;
-    while (!n->IsVariable() && !n->IsConstant()) {
-      const Edge* input = nullptr;
-      if (!n->input_edge(0, &input).ok() || input == nullptr) return false;
-      n = input->src();
-    }
+    const Node* n = KeptValueOwner(*source);
+    if (n == nullptr) return false;
     if (n->IsConstant()) return true;
     if (n->type_string() == "VarHandleOp") return false;
     for (const Edge* e : n->out_edges()) {

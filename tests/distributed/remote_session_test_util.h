@@ -12,25 +12,26 @@
 
 namespace af::testing {
 
+inline std::unique_ptr<Session> Connect(const SessionOptions& options) {
+  std::unique_ptr<Session> session;
+  Status s = Session::Create(options, &session);
+  BOOST_TEST_REQUIRE(s.ok(), s);
+  return session;
+}
+
 inline std::unique_ptr<Session> ConnectTo(const ServerProcess& server) {
   SessionOptions options;
   options.remote_workers = {server.address()};
   options.threads_per_device = 1;
   options.default_timeout_ms = 30000;
-  std::unique_ptr<Session> session;
-  Status s = Session::Create(options, &session);
-  BOOST_TEST_REQUIRE(s.ok(), s.ToString());
-  return session;
+  return Connect(options);
 }
 
 inline std::unique_ptr<Session> ConnectThroughMaster(const ServerProcess& server) {
   SessionOptions options;
   options.target = "af://" + server.address();
   options.default_timeout_ms = 30000;
-  std::unique_ptr<Session> session;
-  Status s = Session::Create(options, &session);
-  BOOST_TEST_REQUIRE(s.ok(), s);
-  return session;
+  return Connect(options);
 }
 
 }  // namespace af::testing
